@@ -1,0 +1,134 @@
+"""Command line: ``spotit check | smtlib | example``.
+
+Exit status is 0 for every verdict (a verdict is an answer, not a failure)
+and 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from spotit.errors import SpotItError
+
+
+def _sql_arg(value: str) -> str:
+    """SQL text, or ``@path`` to read it from a file."""
+    if value.startswith("@"):
+        return Path(value[1:]).read_text(encoding="utf-8")
+    return value
+
+
+def _add_check_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--schema", required=True,
+                   help="DDL .sql file, SQLite database file, or tables.json (with --db-id)")
+    p.add_argument("--db-id", help="database id inside a tables.json")
+    p.add_argument("--gold", required=True, type=_sql_arg, help="gold SQL (or @file)")
+    p.add_argument("--pred", required=True, type=_sql_arg, help="predicted SQL (or @file)")
+    p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
+    p.add_argument("--solver", default="z3", choices=["z3", "cvc5"])
+    p.add_argument("--semantics", default="set", choices=["set", "bag", "list"])
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole check")
+    p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS)")
+
+
+def _now(args) -> datetime | None:
+    if not args.now:
+        return None
+    try:
+        return datetime.fromisoformat(args.now)
+    except ValueError:
+        raise SystemExit(f"spotit: error: --now must look like 2024-01-31 12:00:00, "
+                         f"not {args.now!r}") from None
+
+
+def cmd_check(args) -> int:
+    from spotit.pipeline import check, coerce_schema
+    from spotit.report import format_result, sql_script
+    from spotit.validate import build_database
+
+    if args.bound < 1:
+        raise SystemExit("spotit: error: --bound must be at least 1")
+    res = check(args.schema, args.gold, args.pred, bound=args.bound, solver=args.solver,
+                semantics=args.semantics, timeout=args.timeout, db_id=args.db_id,
+                now=_now(args), minimize=not args.no_minimize)
+    schema = None
+    with contextlib.suppress(SpotItError):
+        schema = coerce_schema(args.schema, args.db_id)
+    if args.save_cex and res.cex_rows is not None and schema is not None:
+        path = Path(args.save_cex)
+        if path.exists():
+            path.unlink()
+        build_database(schema, res.cex_rows, path=str(path)).close()
+        path.with_suffix(".sql").write_text(sql_script(schema, res.cex_rows), encoding="utf-8")
+    if args.json:
+        print(json.dumps(res.to_json(), default=str))
+    else:
+        print(format_result(res, schema))
+        if args.save_cex and res.cex_rows is not None:
+            print(f"\nsaved: {args.save_cex} and {Path(args.save_cex).with_suffix('.sql')}")
+    return 0
+
+
+def cmd_smtlib(args) -> int:
+    from spotit.export import export_smtlib
+
+    paths = export_smtlib(args.schema, args.gold, args.pred, out_dir=args.out,
+                          bound=args.bound, semantics=args.semantics, db_id=args.db_id,
+                          now=_now(args))
+    for p in paths:
+        print(p)
+    return 0
+
+
+def cmd_example(args) -> int:
+    from spotit.examples import run_example
+
+    print(run_example(args.solver))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="spotit",
+        description="Bounded equivalence checking of SQL queries with SQLite-confirmed "
+                    "counterexamples.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("check", help="check one (gold, predicted) pair")
+    _add_check_args(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--save-cex", metavar="PATH",
+                   help="write the counterexample as a SQLite file (and PATH.sql)")
+    p.add_argument("--no-minimize", action="store_true",
+                   help="report the first counterexample found, without shrinking it")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("smtlib", help="write the SMT-LIB 2.6 script of each bound k")
+    _add_check_args(p)
+    p.add_argument("--out", required=True, help="directory for k1.smt2 ... kK.smt2")
+    p.set_defaults(func=cmd_smtlib)
+
+    p = sub.add_parser("example", help="run a bundled example check")
+    p.add_argument("--solver", default="z3", choices=["z3", "cvc5"])
+    p.set_defaults(func=cmd_example)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except OSError as e:
+        print(f"spotit: error: {e.strerror}: {e.filename}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""GROUP BY and aggregates: COUNT, SUM, TOTAL, AVG, MIN, MAX, and bare columns.
+
+Groups: input row i *leads* its group when it is present and no earlier
+present row has the same key (NULL keys form one group); the output has one
+row per leader. Row j is a *member* of i's group when present with the same
+key. Without GROUP BY there is exactly one output row, even on empty input.
+
+Aggregates skip NULLs; COUNT of nothing is 0; SUM/AVG/MIN/MAX of nothing is
+NULL; TOTAL of nothing is 0.0. SUM is INTEGER when every summed value is,
+else REAL; AVG and TOTAL are REAL. A bare column next to exactly one MIN/MAX
+comes from a row holding that extreme; otherwise from some row of the group:
+both are SQLite's arbitrary choices, modelled by a free choice per group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pysmt.fnode import FNode
+from pysmt.typing import INT
+
+from spotit.encodings import conversions as C
+from spotit.encodings.builder import Builder
+from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
+from spotit.encodings.registry import encodes
+from spotit.encodings.relational import push, same_row
+from spotit.encodings.values import (
+    Alt,
+    Value,
+    choose,
+    int_value,
+    normalize,
+    null_value,
+    real_value,
+)
+from spotit.errors import Unsupported
+from spotit.ir import relational as R
+from spotit.ir.types import StorageClass
+
+INT_C, REAL_C, TEXT_C = StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT
+
+
+@encodes(R.Aggregate)
+def encode_aggregate(enc: Encoder, r: R.Aggregate, env: Env) -> SymRel:
+    b = enc.b
+    src = enc.rel(r.input, env)
+    rows = [row for row in src.rows if not row.present.is_false()]
+    n = len(rows)
+    keys = [[enc.value(k, push(env, row.values)) for k in r.keys] for row in rows]
+    args = [
+        [enc.value(c.arg, push(env, row.values)) if c.arg is not None else None
+         for c in r.aggs]
+        for row in rows
+    ]
+    if not r.keys:
+        groups = [(b.TRUE, [row.present for row in rows], [])]
+    else:
+        groups = []
+        for i in range(n):
+            same = [b.TRUE if j == i else same_row(b, keys[j], keys[i]) for j in range(n)]
+            earlier = b.or_(b.and_(rows[j].present, same[j]) for j in range(i))
+            leader = b.and_(rows[i].present, b.not_(earlier))
+            members = [b.and_(rows[j].present, same[j]) for j in range(n)]
+            groups.append((leader, members, keys[i]))
+    out = []
+    for leader, members, key_values in groups:
+        values = _aggregate_values(enc, r, members, [a for a in args], rows)
+        out.append(SymRow(leader, tuple(key_values) + tuple(values)))
+    return SymRel(tuple(out), width=len(r.out))
+
+
+def _aggregate_values(enc: Encoder, r: R.Aggregate, members: list[FNode],
+                      args: list[list[Value | None]], rows: Sequence[SymRow]) -> list[Value]:
+    b = enc.b
+    n = len(members)
+    column = lambda k: [args[j][k] for j in range(n)]  # noqa: E731
+    extremes = [k for k, c in enumerate(r.aggs) if c.func in ("MIN", "MAX")]
+    results: list[Value | None] = [None] * len(r.aggs)
+    winners: dict[int, list[FNode]] = {}
+    for k, call in enumerate(r.aggs):
+        if call.func == "BARE":
+            continue
+        vals = column(k)
+        if call.func == "COUNT":
+            results[k] = _count(b, members, vals if call.arg is not None else None,
+                                call.distinct)
+        elif call.func in ("SUM", "TOTAL", "AVG"):
+            results[k] = _sum_like(enc, call, members, vals)
+        elif call.func in ("MIN", "MAX"):
+            results[k], winners[k] = _extreme(enc, members, vals, call.func == "MAX")
+        elif call.func == "GROUP_CONCAT":
+            raise Unsupported("GROUP_CONCAT (its order is not defined)")
+        else:
+            raise Unsupported(f"aggregate {call.func}")
+    bare = [k for k, c in enumerate(r.aggs) if c.func == "BARE"]
+    if bare:
+        pick, allowed = _bare_row(enc, members,
+                                  winners[extremes[0]] if len(extremes) == 1 else None)
+        nonempty = b.or_(members)
+        agree = []
+        for k in bare:
+            vals = column(k)
+            v = null_value(b)
+            for j in range(n):
+                v = choose(b, b.eq(pick, b.int(j)), vals[j], v)
+            results[k] = Value(b.or_(b.not_(nonempty), v.null), v.alts)
+            agree += [b.implies(allowed[j], C.same_value(b, vals[j], v)) for j in range(n)]
+        enc.choice("bare column next to an aggregate", b.and_(agree))
+    return [v if v is not None else null_value(b) for v in results]
+
+
+def _count(b: Builder, members: list[FNode], vals: list[Value] | None, distinct: bool) -> Value:
+    n = len(members)
+    if vals is None:
+        counted = members
+    else:
+        counted = [b.and_(members[j], b.not_(vals[j].null)) for j in range(n)]
+        if distinct:
+            counted = _first_occurrences(b, counted, vals)
+    return int_value(b, b.sum([b.ite(c, b.int(1), b.int(0)) for c in counted]))
+
+
+def _first_occurrences(b: Builder, counted: list[FNode], vals: list[Value]) -> list[FNode]:
+    """Counted rows whose value no earlier counted row has (DISTINCT inside aggregates)."""
+    return [
+        b.and_(counted[j], b.not_(b.or_(
+            b.and_(counted[i], C.same_value(b, vals[i], vals[j])) for i in range(j)
+        )))
+        for j in range(len(counted))
+    ]
+
+
+def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Value]) -> Value:
+    b = enc.b
+    n = len(members)
+    nums = [C.to_numeric(enc, v) for v in vals]
+    counted = [b.and_(members[j], b.not_(nums[j].null)) for j in range(n)]
+    if call.distinct:
+        counted = _first_occurrences(b, counted, nums)
+    int_terms, real_terms, any_real = [], [], []
+    for j in range(n):
+        for a in nums[j].alts:
+            g = b.and_(counted[j], a.guard)
+            real_terms.append(b.ite(g, b.to_real(a.term), b.real(0)))
+            if a.cls is INT_C:
+                int_terms.append(b.ite(g, a.term, b.int(0)))
+            else:
+                any_real.append(g)
+    count = b.sum([b.ite(c, b.int(1), b.int(0)) for c in counted])
+    empty = b.not_(b.or_(counted))
+    total_real = b.sum(real_terms, ty=real_terms[0].get_type()) if real_terms else b.real(0)
+    if call.func == "TOTAL":
+        return real_value(b, total_real)
+    if call.func == "AVG":
+        return real_value(b, b.real_div(total_real, b.ite(empty, b.int(1), count)), empty)
+    has_real = b.or_(any_real)
+    total_int = b.sum(int_terms) if int_terms else b.int(0)
+    alts = []
+    if not has_real.is_true():
+        alts.append(Alt(INT_C, b.not_(has_real), total_int))
+    if not has_real.is_false():
+        alts.append(Alt(REAL_C, has_real, total_real))
+    return normalize(b, Value(empty, tuple(alts)))
+
+
+def _extreme(enc: Encoder, members: list[FNode], vals: list[Value], want_max: bool
+             ) -> tuple[Value, list[FNode]]:
+    """MIN/MAX over non-NULL members, and for each row whether it holds the extreme."""
+    b = enc.b
+    n = len(members)
+    best = null_value(b)
+    for j in range(n):
+        cand = b.and_(members[j], b.not_(vals[j].null))
+        better = C.less_than(b, best, vals[j]) if want_max else C.less_than(b, vals[j], best)
+        take = b.and_(cand, b.or_(best.null, better))
+        best = choose(b, take, vals[j], best)
+    holds = [
+        b.and_(members[j], b.not_(vals[j].null), b.not_(best.null),
+               C.same_value(b, vals[j], best))
+        for j in range(n)
+    ]
+    return best, holds
+
+
+def _bare_row(enc: Encoder, members: list[FNode], winners: list[FNode] | None
+              ) -> tuple[FNode, list[FNode]]:
+    """The row a bare column is read from: a free choice among the group's rows
+    (among the rows holding the extreme when the query has one MIN/MAX)."""
+    b = enc.b
+    n = len(members)
+    pick = b.fresh("bare_row", INT)
+    allowed = winners if winners is not None else members
+    fallback = members
+    if winners is not None:
+        # all values NULL (no winner): SQLite still reads some row of the group
+        no_winner = b.not_(b.or_(winners))
+        allowed = [b.or_(w, b.and_(no_winner, m)) for w, m in zip(winners, fallback,
+                                                                  strict=True)]
+    nonempty = b.or_(members)
+    enc.side.append(b.implies(nonempty, b.or_(
+        b.and_(b.eq(pick, b.int(j)), allowed[j]) for j in range(n)
+    )))
+    return pick, allowed

@@ -1,0 +1,327 @@
+"""Smart constructors over pysmt's FormulaManager.
+
+Every formula of the encoder is built here. The constructors fold constants
+(``and_(TRUE, x) = x``, ``ite(c, x, x) = x``, ``eq(3, 4) = FALSE`` ...) so that
+facts known before solving — a NOT NULL column's null flag, a literal, a
+constant guard — never reach the solver. They never change meaning: each
+rule is an identity of the SMT-LIB theories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+
+from pysmt.environment import Environment, get_env
+from pysmt.fnode import FNode
+from pysmt.typing import BOOL, INT, REAL, STRING, PySMTType
+
+from spotit.smt import ops
+
+
+class Builder:
+    """Constant-folding formula constructors bound to one pysmt environment."""
+
+    def __init__(self, env: Environment | None = None):
+        self.env = env or get_env()
+        self.m = self.env.formula_manager
+        self.TRUE = self.m.TRUE()
+        self.FALSE = self.m.FALSE()
+        self._fresh = 0
+
+    # ------------------------------------------------------------------ atoms
+
+    def sym(self, name: str, ty: PySMTType) -> FNode:
+        return self.m.Symbol(name, ty)
+
+    def fresh(self, prefix: str, ty: PySMTType) -> FNode:
+        self._fresh += 1
+        return self.m.Symbol(f"{prefix}!{self._fresh}", ty)
+
+    def bool(self, b: bool) -> FNode:
+        return self.TRUE if b else self.FALSE
+
+    def int(self, i: int) -> FNode:
+        return self.m.Int(int(i))
+
+    def real(self, r: float | int | Fraction) -> FNode:
+        return self.m.Real(Fraction(r))
+
+    def str(self, s: str) -> FNode:
+        return self.m.String(s)
+
+    # ------------------------------------------------------------------ boolean
+
+    def not_(self, a: FNode) -> FNode:
+        if a.is_true():
+            return self.FALSE
+        if a.is_false():
+            return self.TRUE
+        if a.is_not():
+            return a.arg(0)
+        return self.m.Not(a)
+
+    def and_(self, *args: FNode | Iterable[FNode]) -> FNode:
+        flat = []
+        seen = set()
+        for a in _flatten(args):
+            if a.is_false():
+                return self.FALSE
+            if a.is_true() or a in seen:
+                continue
+            seen.add(a)
+            flat.append(a)
+        if not flat:
+            return self.TRUE
+        if len(flat) == 1:
+            return flat[0]
+        return self.m.And(flat)
+
+    def or_(self, *args: FNode | Iterable[FNode]) -> FNode:
+        flat = []
+        seen = set()
+        for a in _flatten(args):
+            if a.is_true():
+                return self.TRUE
+            if a.is_false() or a in seen:
+                continue
+            seen.add(a)
+            flat.append(a)
+        if not flat:
+            return self.FALSE
+        if len(flat) == 1:
+            return flat[0]
+        return self.m.Or(flat)
+
+    def implies(self, a: FNode, b: FNode) -> FNode:
+        return self.or_(self.not_(a), b)
+
+    def iff(self, a: FNode, b: FNode) -> FNode:
+        if a is b:
+            return self.TRUE
+        if a.is_true():
+            return b
+        if b.is_true():
+            return a
+        if a.is_false():
+            return self.not_(b)
+        if b.is_false():
+            return self.not_(a)
+        return self.m.Iff(a, b)
+
+    def ite(self, c: FNode, a: FNode, b: FNode) -> FNode:
+        if c.is_true() or a is b:
+            return a
+        if c.is_false():
+            return b
+        if a.get_type() is BOOL:
+            if a.is_true() and b.is_false():
+                return c
+            if a.is_false() and b.is_true():
+                return self.not_(c)
+            if a.is_true():
+                return self.or_(c, b)
+            if a.is_false():
+                return self.and_(self.not_(c), b)
+            if b.is_true():
+                return self.or_(self.not_(c), a)
+            if b.is_false():
+                return self.and_(c, a)
+        return self.m.Ite(c, a, b)
+
+    def select(self, cases: list[tuple[FNode, FNode]], default: FNode) -> FNode:
+        """``ite(c1, v1, ite(c2, v2, ... default))``: the first true case wins."""
+        out = default
+        for c, v in reversed(cases):
+            out = self.ite(c, v, out)
+        return out
+
+    def at_most_one(self, xs: list[FNode]) -> FNode:
+        return self.and_(
+            self.not_(self.and_(xs[i], xs[j])) for i in range(len(xs)) for j in range(i)
+        )
+
+    # ------------------------------------------------------------------ equality / order
+
+    def eq(self, a: FNode, b: FNode) -> FNode:
+        if a is b:
+            return self.TRUE
+        if a.is_constant() and b.is_constant():
+            return self.bool(a.constant_value() == b.constant_value())
+        if a.get_type() is BOOL:
+            return self.iff(a, b)
+        return self.m.Equals(a, b)
+
+    def lt(self, a: FNode, b: FNode) -> FNode:
+        if a is b:
+            return self.FALSE
+        if a.get_type() is STRING:
+            if a.is_constant() and b.is_constant():
+                return self.bool(a.constant_value() < b.constant_value())
+            return ops.str_lt(a, b)
+        a, b = self._num_pair(a, b)
+        if a.is_constant() and b.is_constant():
+            return self.bool(a.constant_value() < b.constant_value())
+        return self.m.LT(a, b)
+
+    def le(self, a: FNode, b: FNode) -> FNode:
+        if a is b:
+            return self.TRUE
+        if a.get_type() is STRING:
+            if a.is_constant() and b.is_constant():
+                return self.bool(a.constant_value() <= b.constant_value())
+            return ops.str_le(a, b)
+        a, b = self._num_pair(a, b)
+        if a.is_constant() and b.is_constant():
+            return self.bool(a.constant_value() <= b.constant_value())
+        return self.m.LE(a, b)
+
+    def num_eq(self, a: FNode, b: FNode) -> FNode:
+        """Numeric equality across Int and Real (Int promoted exactly)."""
+        a, b = self._num_pair(a, b)
+        return self.eq(a, b)
+
+    # ------------------------------------------------------------------ arithmetic
+
+    def to_real(self, a: FNode) -> FNode:
+        if a.get_type() is REAL:
+            return a
+        if a.is_int_constant():
+            return self.real(a.constant_value())
+        if a.is_ite():
+            return self.ite(a.arg(0), self.to_real(a.arg(1)), self.to_real(a.arg(2)))
+        return self.m.ToReal(a)
+
+    def _num_pair(self, a: FNode, b: FNode) -> tuple[FNode, FNode]:
+        ta, tb = a.get_type(), b.get_type()
+        if ta is tb:
+            return a, b
+        return self.to_real(a), self.to_real(b)
+
+    def plus(self, a: FNode, b: FNode) -> FNode:
+        a, b = self._num_pair(a, b)
+        if a.is_constant() and b.is_constant():
+            return self._const(a.constant_value() + b.constant_value(), a.get_type())
+        if _is_zero(b):
+            return a
+        if _is_zero(a):
+            return b
+        return self.m.Plus(a, b)
+
+    def sum(self, terms: list[FNode], ty: PySMTType = INT) -> FNode:
+        terms = [t for t in terms if not _is_zero(t)]
+        if not terms:
+            return self._const(0, ty)
+        if len(terms) == 1:
+            return terms[0]
+        consts = [t for t in terms if t.is_constant()]
+        rest = [t for t in terms if not t.is_constant()]
+        if len(consts) > 1:
+            total = sum(c.constant_value() for c in consts)
+            rest.append(self._const(total, terms[0].get_type()))
+            return self.m.Plus(rest) if len(rest) > 1 else rest[0]
+        return self.m.Plus(terms)
+
+    def minus(self, a: FNode, b: FNode) -> FNode:
+        a, b = self._num_pair(a, b)
+        if a.is_constant() and b.is_constant():
+            return self._const(a.constant_value() - b.constant_value(), a.get_type())
+        if _is_zero(b):
+            return a
+        return self.m.Minus(a, b)
+
+    def neg(self, a: FNode) -> FNode:
+        zero = self._const(0, a.get_type())
+        return self.minus(zero, a)
+
+    def times(self, a: FNode, b: FNode) -> FNode:
+        a, b = self._num_pair(a, b)
+        if a.is_constant() and b.is_constant():
+            return self._const(a.constant_value() * b.constant_value(), a.get_type())
+        for x, y in ((a, b), (b, a)):
+            if x.is_constant():
+                v = x.constant_value()
+                if v == 1:
+                    return y
+                if v == 0:
+                    return x
+        return self.m.Times(a, b)
+
+    def real_div(self, a: FNode, b: FNode) -> FNode:
+        """Exact real division; the caller guards b = 0."""
+        a, b = self.to_real(a), self.to_real(b)
+        if b.is_constant() and b.constant_value() == 0:
+            return self.real(0)  # the caller's guard makes the result NULL
+        if b.is_constant() and b.constant_value() != 0:
+            if a.is_constant():
+                return self.real(Fraction(a.constant_value()) / Fraction(b.constant_value()))
+            if b.constant_value() == 1:
+                return a
+        return self.m.Div(a, b)
+
+    def int_div_trunc(self, a: FNode, b: FNode) -> FNode:
+        """Integer division rounding toward zero (SQLite), from SMT-LIB's Euclidean ``div``."""
+        if a.is_constant() and b.is_constant() and b.constant_value() != 0:
+            x, y = a.constant_value(), b.constant_value()
+            q = abs(x) // abs(y)
+            return self.int(q if (x >= 0) == (y > 0) else -q)
+        if b.is_constant() and b.constant_value() == 1:
+            return a
+        zero = self.int(0)
+        abs_a = self.ite(self.le(zero, a), a, self.neg(a))
+        abs_b = self.ite(self.le(zero, b), b, self.neg(b))
+        q = ops.int_div(abs_a, abs_b)
+        same_sign = self.iff(self.le(zero, a), self.lt(zero, b))
+        return self.ite(same_sign, q, self.neg(q))
+
+    def int_rem_trunc(self, a: FNode, b: FNode) -> FNode:
+        """Remainder with the sign of the dividend (C's ``%``, as SQLite)."""
+        if a.is_constant() and b.is_constant() and b.constant_value() != 0:
+            x, y = a.constant_value(), b.constant_value()
+            r = abs(x) % abs(y)
+            return self.int(r if x >= 0 else -r)
+        return self.minus(a, self.times(b, self.int_div_trunc(a, b)))
+
+    def real_trunc(self, a: FNode) -> FNode:
+        """Truncate a real toward zero, as an Int."""
+        if a.is_constant():
+            v = Fraction(a.constant_value())
+            return self.int(int(v))
+        zero = self.real(0)
+        fl = ops.real_to_int(a)
+        ce = self.neg(ops.real_to_int(self.neg(a)))
+        return self.ite(self.le(zero, a), fl, ce)
+
+    def _const(self, v, ty: PySMTType) -> FNode:
+        return self.real(v) if ty is REAL else self.int(v)
+
+    # ------------------------------------------------------------------ strings
+
+    def concat(self, a: FNode, b: FNode) -> FNode:
+        if a.is_constant() and b.is_constant():
+            return self.str(a.constant_value() + b.constant_value())
+        if a.is_constant() and a.constant_value() == "":
+            return b
+        if b.is_constant() and b.constant_value() == "":
+            return a
+        return self.m.StrConcat(a, b)
+
+    def str_len(self, a: FNode) -> FNode:
+        if a.is_constant():
+            return self.int(len(a.constant_value()))
+        return self.m.StrLength(a)
+
+
+def _flatten(args) -> Iterable[FNode]:
+    for a in args:
+        if isinstance(a, FNode):
+            yield a
+        else:
+            yield from a
+
+
+def _is_zero(t: FNode) -> bool:
+    return t.is_constant() and t.get_type() in (INT, REAL) and t.constant_value() == 0
+
+
+__all__ = ["BOOL", "INT", "REAL", "STRING", "Builder"]

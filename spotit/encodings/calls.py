@@ -1,0 +1,22 @@
+"""Scalar function calls: arity check, argument values, then the registered encoding."""
+
+from __future__ import annotations
+
+from spotit.encodings.encoder import Encoder, Env
+from spotit.encodings.registry import FUNCTIONS, encodes
+from spotit.encodings.values import Value
+from spotit.errors import BindError, Unsupported
+from spotit.ir import scalar as S
+
+
+@encodes(S.Call)
+def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
+    spec = FUNCTIONS.get(e.name)
+    if spec is None:
+        raise Unsupported(f"function {e.name}()")
+    n = len(e.args)
+    if n < spec.min_args or (spec.max_args is not None and n > spec.max_args):
+        raise BindError(f"wrong number of arguments to function {e.name}()")
+    if not spec.exact:
+        enc.approximate(f"{e.name}()")
+    return spec.encode(enc, [enc.value(a, env) for a in e.args])

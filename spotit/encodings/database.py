@@ -1,0 +1,298 @@
+"""The symbolic database: at most k rows per table, and its integrity constraints.
+
+Each table has k symbolic rows. Row r of table T has a presence flag
+``p!T!r`` (DESIGN.md's ``not Del(t)``), so every database with at most k rows
+is a model. A cell is created only when a query or a constraint reads it, so
+columns no query mentions cost nothing; when decoding, such a cell gets a
+neutral value (NULL, or the first value of its domain if NOT NULL).
+
+Integrity constraints hold over present rows: primary keys and UNIQUE sets
+(SQLite's rule: NULLs never collide), NOT NULL, foreign keys (every present
+child row whose key is not NULL has a present parent row with an equal key),
+and each column's domain. Present rows come first (a symmetry cut that keeps
+every database reachable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from pysmt.fnode import FNode
+from pysmt.typing import BOOL, INT, REAL, STRING
+
+from spotit.encodings import dates
+from spotit.encodings.builder import Builder
+from spotit.encodings.values import Alt, Value
+from spotit.ir.types import INT64_MAX, INT64_MIN, Domain, StorageClass
+from spotit.schema import Column, Schema, Table
+
+
+@dataclass
+class _Cell:
+    value: Value
+    symbols: dict[str, FNode]  # role -> symbol: "null", "int", "real", "text", "cls_int" ...
+
+
+class SymbolicDatabase:
+    """k symbolic rows per table, created lazily, with their constraints."""
+
+    def __init__(self, schema: Schema, k: int, b: Builder, *, prefix: str = ""):
+        self.schema = schema
+        self.k = k
+        self.b = b
+        self.prefix = prefix
+        self._cells: dict[tuple[str, int, int], _Cell] = {}
+        self._present: dict[tuple[str, int], FNode] = {}
+        self.domain_constraints: list[FNode] = []
+        self._table_index = {t.name: i for i, t in enumerate(schema.tables)}
+
+    # ------------------------------------------------------------------ access
+
+    def table(self, name: str) -> Table:
+        return self.schema.require_table(name)
+
+    def present(self, table: str, row: int) -> FNode:
+        key = (table, row)
+        if key not in self._present:
+            ti = self._table_index[table]
+            self._present[key] = self.b.sym(f"{self.prefix}p!{ti}!{row}", BOOL)
+        return self._present[key]
+
+    def cell(self, table: str, row: int, col: int) -> Value:
+        key = (table, row, col)
+        c = self._cells.get(key)
+        if c is None:
+            c = self._make_cell(table, row, col)
+            self._cells[key] = c
+        return c.value
+
+    def row_cells(self, table: str, row: int) -> TableCells:
+        return TableCells(self, table, row, len(self.table(table).columns))
+
+    def _make_cell(self, table: str, row: int, col: int) -> _Cell:
+        b = self.b
+        t = self.table(table)
+        column = t.columns[col]
+        base = f"{self.prefix}c!{self._table_index[table]}!{row}!{col}"
+        symbols: dict[str, FNode] = {}
+        if column.not_null:
+            null = b.FALSE
+        else:
+            null = symbols["null"] = b.sym(base + "!n", BOOL)
+        domain = column.domain
+        alts: list[Alt] = []
+        classes = sorted(domain.storage_classes, key=lambda c: c.value)
+        guards = self._class_guards(base, classes, symbols)
+        for cls, guard in zip(classes, guards, strict=True):
+            if domain in (Domain.DATE, Domain.DATETIME):
+                term, constraint = dates.symbolic_date_text(b, base, domain, symbols)
+                self.domain_constraints.append(constraint)
+            else:
+                role = cls.value
+                term = symbols[role] = b.sym(f"{base}!{role[0]}", _SORT[cls])
+                self.domain_constraints.append(_domain_constraint(b, cls, term))
+            alts.append(Alt(cls, guard, term))
+        return _Cell(Value(null, tuple(alts)), symbols)
+
+    def _class_guards(self, base: str, classes: list[StorageClass], symbols) -> list[FNode]:
+        b = self.b
+        if len(classes) == 1:
+            return [b.TRUE]
+        # k classes: k-1 selector flags, "first true wins", the last is the default.
+        flags = []
+        for cls in classes[:-1]:
+            flags.append(symbols.setdefault(f"is_{cls.value}", b.sym(f"{base}!is_{cls.value}",
+                                                                    BOOL)))
+        guards = []
+        for i in range(len(classes)):
+            earlier = [b.not_(f) for f in flags[:i]]
+            own = [flags[i]] if i < len(flags) else []
+            guards.append(b.and_(*earlier, *own))
+        return guards
+
+    # ------------------------------------------------------------------ constraints
+
+    def constraints(self) -> list[FNode]:
+        """Integrity, domain and symmetry constraints of the current bound."""
+        b = self.b
+        out: list[FNode] = []
+        for t in self.schema.tables:
+            if not self._used(t):
+                continue
+            rows = range(self.k)
+            # present rows first
+            for r in range(1, self.k):
+                out.append(b.implies(self.present(t.name, r), self.present(t.name, r - 1)))
+            for key in t.keys:
+                idx = [t.column_index(c) for c in key]
+                for r in rows:
+                    for s in range(r):
+                        collide = b.and_(
+                            self.present(t.name, r), self.present(t.name, s),
+                            *(self._key_equal(t.name, r, t.name, s, i, i) for i in idx),
+                        )
+                        out.append(b.not_(collide))
+            for fk in t.foreign_keys:
+                parent = self.table(fk.ref_table)
+                ci = [t.column_index(c) for c in fk.columns]
+                pi = [parent.column_index(c) for c in fk.ref_columns]
+                self._touch(parent)
+                for r in rows:
+                    has_key = b.and_(
+                        self.present(t.name, r), *(b.not_(self.cell(t.name, r, i).null) for i in ci)
+                    )
+                    matches = b.or_(
+                        b.and_(
+                            self.present(parent.name, s),
+                            *(self._key_equal(t.name, r, parent.name, s, i, j)
+                              for i, j in zip(ci, pi, strict=True)),
+                        )
+                        for s in rows
+                    )
+                    out.append(b.implies(has_key, matches))
+        out.extend(self.domain_constraints)
+        return out
+
+    def _key_equal(self, t1: str, r1: int, t2: str, r2: int, c1: int, c2: int) -> FNode:
+        """Both cells non-NULL and equal (NULLs never collide in keys)."""
+        from spotit.encodings.conversions import same_value
+
+        v1, v2 = self.cell(t1, r1, c1), self.cell(t2, r2, c2)
+        b = self.b
+        return b.and_(b.not_(v1.null), b.not_(v2.null), same_value(b, v1, v2))
+
+    def _used(self, t: Table) -> bool:
+        return any(key[0] == t.name for key in self._present)
+
+    def _touch(self, t: Table) -> None:
+        self.present(t.name, 0)
+
+    def used_tables(self) -> list[Table]:
+        """Tables some query or constraint reads, in schema order."""
+        names = {key[0] for key in self._present}
+        return [t for t in self.schema.tables if t.name in names]
+
+    def close_over_foreign_keys(self) -> None:
+        """Make every table reachable by foreign keys from a used table used too."""
+        changed = True
+        while changed:
+            changed = False
+            for t in self.used_tables():
+                for fk in t.foreign_keys:
+                    parent = self.table(fk.ref_table)
+                    if not self._used(parent):
+                        self._touch(parent)
+                        changed = True
+
+    # ------------------------------------------------------------------ decoding
+
+    def decode(self, model: dict) -> dict[str, list[tuple]]:
+        """Concrete rows (present rows only) of every used table, from a solver model."""
+        out: dict[str, list[tuple]] = {}
+        for t in self.used_tables():
+            rows = []
+            for r in range(self.k):
+                if not _truthy(model.get(self.present(t.name, r).symbol_name()), False):
+                    continue
+                rows.append(tuple(self._decode_cell(t, r, c, model)
+                                  for c in range(len(t.columns))))
+            out[t.name] = rows
+        return out
+
+    def _decode_cell(self, t: Table, r: int, c: int, model: dict):
+        cell = self._cells.get((t.name, r, c))
+        column = t.columns[c]
+        if cell is None:
+            return None if not column.not_null else default_value(column)
+        syms = cell.symbols
+        if "null" in syms and _truthy(model.get(syms["null"].symbol_name()), True):
+            return None
+        for alt in cell.value.alts:
+            if _eval_guard(alt.guard, model):
+                if alt.cls is StorageClass.TEXT and column.domain in (Domain.DATE,
+                                                                      Domain.DATETIME):
+                    return dates.decode_date_text(syms, column.domain, model)
+                sym = syms.get(alt.cls.value)
+                v = model.get(sym.symbol_name()) if sym is not None else None
+                return _python_value(alt.cls, v)
+        return None
+
+    def cell_symbols(self) -> Iterator[tuple[tuple[str, int, int], dict[str, FNode]]]:
+        for key, cell in self._cells.items():
+            yield key, cell.symbols
+
+
+class TableCells(Sequence):
+    """The cells of one row of a base table, created when read."""
+
+    __slots__ = ("_db", "_n", "_row", "_table")
+
+    def __init__(self, db: SymbolicDatabase, table: str, row: int, n: int):
+        self._db, self._table, self._row, self._n = db, table, row, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(self._n)))
+        if not -self._n <= i < self._n:
+            raise IndexError(i)
+        return self._db.cell(self._table, self._row, i % self._n)
+
+
+_SORT = {StorageClass.INTEGER: INT, StorageClass.REAL: REAL, StorageClass.TEXT: STRING}
+
+
+def _domain_constraint(b: Builder, cls: StorageClass, term: FNode) -> FNode:
+    if cls is StorageClass.INTEGER:
+        return b.and_(b.le(b.int(INT64_MIN), term), b.le(term, b.int(INT64_MAX)))
+    if cls is StorageClass.TEXT:
+        # SQLite text never holds NUL in practice (C strings); keep models loadable.
+        return b.not_(b.m.StrContains(term, b.str("\x00")))
+    return b.TRUE
+
+
+def default_value(column: Column):
+    """The value a NOT NULL cell no query reads gets in a decoded database."""
+    d = column.domain
+    if d in (Domain.INTEGER, Domain.NUMERIC, Domain.ANY):
+        return 0
+    if d is Domain.REAL:
+        return 0.0
+    if d is Domain.DATE:
+        return "2000-01-01"
+    if d is Domain.DATETIME:
+        return "2000-01-01 00:00:00"
+    return ""
+
+
+def _truthy(v, default: bool) -> bool:
+    if v is None:
+        return default
+    return bool(v)
+
+
+def _eval_guard(g: FNode, model: dict) -> bool:
+    """Evaluate a class guard (a conjunction of selector flags or their negations)."""
+    if g.is_true():
+        return True
+    if g.is_false():
+        return False
+    if g.is_symbol():
+        return _truthy(model.get(g.symbol_name()), False)
+    if g.is_not():
+        return not _eval_guard(g.arg(0), model)
+    if g.is_and():
+        return all(_eval_guard(a, model) for a in g.args())
+    raise ValueError(f"unexpected guard {g}")
+
+
+def _python_value(cls: StorageClass, v):
+    if cls is StorageClass.INTEGER:
+        return int(v) if v is not None else 0
+    if cls is StorageClass.REAL:
+        return float(Fraction(v)) if v is not None else 0.0
+    return str(v) if v is not None else ""

@@ -1,0 +1,161 @@
+"""The encoder: IR over a symbolic database -> symbolic relations and values.
+
+``Encoder.rel(plan, env)`` gives a ``SymRel`` (a list of symbolic rows, each
+with a presence flag); ``Encoder.value(expr, env)`` / ``truth(expr, env)`` give
+a symbolic ``Value`` / ``Truth``. ``env`` is the stack of rows of enclosing
+queries (innermost last), so correlated subqueries are encoded once per outer
+row. Each IR class's encoding is looked up in the registry; this module only
+dispatches, folds constant subexpressions through SQLite, and keeps the
+bookkeeping the pipeline needs:
+
+- ``side``: definitional constraints of fresh symbols (always satisfiable);
+- ``approximations``: over-approximating encodings that were used (a model
+  may then be spurious; proofs stay sound);
+- ``choices``: nondeterminism of the SQL itself (ties under ORDER BY ... LIMIT,
+  bare columns, a scalar subquery returning several rows) modelled by free
+  choice symbols, so a counterexample must be checked for robustness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pysmt.fnode import FNode
+
+from spotit import concrete
+from spotit.encodings import registry
+from spotit.encodings.builder import Builder
+from spotit.encodings.database import SymbolicDatabase
+from spotit.encodings.values import Truth, Value, constant, truth_to_value
+from spotit.errors import BudgetExceeded, Unsupported
+from spotit.ir import relational as R
+from spotit.ir import scalar as S
+from spotit.ir.render import render_expr
+from spotit.ir.walk import max_outer_depth
+
+Env = tuple[Sequence[Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SymRow:
+    present: FNode
+    values: Sequence[Value]
+
+
+@dataclass(frozen=True, slots=True)
+class SymRel:
+    """Symbolic rows. ``order`` (when known) is each row's 0-based position among
+    the present rows of a sorted relation; ``sorted_by`` says how it was sorted."""
+
+    rows: tuple[SymRow, ...]
+    order: tuple[FNode, ...] | None = None
+    width: int = 0
+
+
+@dataclass
+class EncoderOptions:
+    now: datetime = field(default_factory=lambda: datetime(2026, 1, 1, 12, 0, 0))
+    max_nodes: int = 2_000_000  # formula budget per check (pysmt nodes created)
+
+
+class Encoder:
+    def __init__(self, db: SymbolicDatabase, options: EncoderOptions | None = None):
+        self.db = db
+        self.b: Builder = db.b
+        self.options = options or EncoderOptions()
+        self.side: list[FNode] = []
+        self.approximations: set[str] = set()
+        self.choices: list[str] = []
+        self.determinism: list[FNode] = []  # conditions under which no choice matters
+        self.two_phase = False  # set by the pipeline when determinism is not trivially true
+        self._rel_cache: dict[tuple, SymRel] = {}
+        self._keepalive: list[Env] = []  # envs whose ids key the cache
+        self._depth: dict[R.Rel, int] = {}
+        self._closed: dict[S.Expr, bool] = {}
+        self._budget_start = len(self.b.m.formulae)
+
+    # ------------------------------------------------------------------ dispatch
+
+    def rel(self, r: R.Rel, env: Env = ()) -> SymRel:
+        # An uncorrelated subquery is the same relation for every outer row.
+        depth = self._depth.get(r)
+        if depth is None:
+            depth = self._depth[r] = max_outer_depth(r)
+        key = (r, tuple(id(x) for x in env[len(env) - depth:]) if depth else ())
+        hit = self._rel_cache.get(key)
+        if hit is not None:
+            return hit
+        fn = registry.RELATIONAL.get(type(r))
+        if fn is None:
+            raise Unsupported(type(r).__name__)
+        out = fn(self, r, env)
+        self._rel_cache[key] = out
+        if depth:
+            self._keepalive.append(env)
+        self._check_budget()
+        return out
+
+    def encode(self, e: S.Expr, env: Env) -> Value | Truth:
+        if not isinstance(e, S.Const | S.ColumnRef) and self._is_closed(e):
+            folded = self._fold(e)
+            if folded is not None:
+                return folded
+        fn = registry.SCALAR.get(type(e))
+        if fn is None:
+            raise Unsupported(type(e).__name__)
+        return fn(self, e, env)
+
+    def value(self, e: S.Expr, env: Env) -> Value:
+        out = self.encode(e, env)
+        return truth_to_value(self.b, out) if isinstance(out, Truth) else out
+
+    def truth(self, e: S.Expr, env: Env) -> Truth:
+        from spotit.encodings.conversions import truth_of
+
+        out = self.encode(e, env)
+        return truth_of(self, out) if isinstance(out, Value) else out
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    def approximate(self, what: str) -> None:
+        self.approximations.add(what)
+
+    def note_real_to_int(self) -> None:
+        """REAL-to-INTEGER truncation is exact but needs ``to_int`` (mixed arithmetic)."""
+
+    def choice(self, why: str, irrelevant_when: FNode | None = None) -> None:
+        """Record SQL nondeterminism; ``irrelevant_when`` says when the choice cannot
+        change anything (the pipeline first searches databases where it holds)."""
+        self.choices.append(why)
+        if irrelevant_when is not None:
+            self.determinism.append(irrelevant_when)
+
+    def _check_budget(self) -> None:
+        grown = len(self.b.m.formulae) - self._budget_start
+        if grown > self.options.max_nodes:
+            raise BudgetExceeded(
+                f"formula exceeds {self.options.max_nodes} nodes at bound {self.db.k}"
+            )
+
+    # ------------------------------------------------------------------ constant folding
+
+    def _is_closed(self, e: S.Expr) -> bool:
+        hit = self._closed.get(e)
+        if hit is None:
+            hit = render_expr(e) is not None
+            self._closed[e] = hit
+        return hit
+
+    def _fold(self, e: S.Expr) -> Value | Truth | None:
+        sql = render_expr(e)
+        if sql is None:
+            return None
+        try:
+            v = concrete.evaluate(sql)
+        except concrete.SqliteEvalError:
+            return None  # e.g. an integer overflow error: let the encoding decide
+        if isinstance(v, bytes):
+            return None
+        return constant(self.b, v)

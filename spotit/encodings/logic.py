@@ -1,0 +1,105 @@
+"""Literals, column references, comparisons, three-valued logic, CASE.
+
+See ``values.py`` for the Truth representation (``t``/``f`` flags) that makes
+AND/OR/NOT one line each, and ``conversions.py`` for comparison semantics.
+"""
+
+from __future__ import annotations
+
+from spotit.encodings import conversions as C
+from spotit.encodings.encoder import Encoder, Env
+from spotit.encodings.registry import encodes, function
+from spotit.encodings.values import (
+    Truth,
+    Value,
+    choose_many,
+    constant,
+    truth_and,
+    truth_not,
+    truth_or,
+)
+from spotit.ir import scalar as S
+
+
+@encodes(S.Const)
+def encode_const(enc: Encoder, e: S.Const, env: Env) -> Value:
+    return constant(enc.b, e.value)
+
+
+@encodes(S.ColumnRef)
+def encode_column(enc: Encoder, e: S.ColumnRef, env: Env) -> Value:
+    return env[len(env) - 1 - e.depth][e.index]
+
+
+@encodes(S.Compare)
+def encode_compare(enc: Encoder, e: S.Compare, env: Env) -> Truth:
+    x, y = enc.value(e.left, env), enc.value(e.right, env)
+    return C.compare(enc, e.op, x, S.affinity_of(e.left), y, S.affinity_of(e.right))
+
+
+@encodes(S.Is)
+def encode_is(enc: Encoder, e: S.Is, env: Env) -> Truth:
+    """``x IS y``: ``=`` with affinity, except NULL IS NULL is true; never NULL."""
+    b = enc.b
+    x, y = enc.value(e.left, env), enc.value(e.right, env)
+    x, y = C.comparison_affinity(enc, x, S.affinity_of(e.left), y, S.affinity_of(e.right))
+    same = C.same_value(b, x, y)
+    return Truth(same, b.not_(same))
+
+
+@encodes(S.IsNull)
+def encode_is_null(enc: Encoder, e: S.IsNull, env: Env) -> Truth:
+    b = enc.b
+    if S.is_boolean(e.operand):
+        t = enc.truth(e.operand, env)
+        null = t.null(b)
+    else:
+        null = enc.value(e.operand, env).null
+    return Truth(null, b.not_(null))
+
+
+@encodes(S.And)
+def encode_and(enc: Encoder, e: S.And, env: Env) -> Truth:
+    return truth_and(enc.b, enc.truth(e.left, env), enc.truth(e.right, env))
+
+
+@encodes(S.Or)
+def encode_or(enc: Encoder, e: S.Or, env: Env) -> Truth:
+    return truth_or(enc.b, enc.truth(e.left, env), enc.truth(e.right, env))
+
+
+@encodes(S.Not)
+def encode_not(enc: Encoder, e: S.Not, env: Env) -> Truth:
+    return truth_not(enc.truth(e.operand, env))
+
+
+@encodes(S.Case)
+def encode_case(enc: Encoder, e: S.Case, env: Env) -> Value:
+    """The first WHEN that is TRUE (not NULL, not FALSE) picks its result."""
+    cases = [(enc.truth(c, env).t, enc.value(v, env)) for c, v in e.whens]
+    return choose_many(enc.b, cases, enc.value(e.else_, env))
+
+
+@function("COALESCE", arity=(2, None), arg_kinds=("any", "any"))
+def fn_coalesce(enc: Encoder, args: list[Value]) -> Value:
+    """The first non-NULL argument (IFNULL is COALESCE with two arguments)."""
+    b = enc.b
+    cases = [(b.not_(v.null), v) for v in args[:-1]]
+    return choose_many(b, cases, args[-1])
+
+
+@function("NULLIF", arity=(2, 2), arg_kinds=("any", "any"))
+def fn_nullif(enc: Encoder, args: list[Value]) -> Value:
+    """NULL when the two arguments are equal (``=`` without affinity), else the first."""
+    b = enc.b
+    x, y = args
+    from spotit.ir.types import NO_AFFINITY
+
+    eq = C.compare(enc, "=", x, NO_AFFINITY, y, NO_AFFINITY).t
+    return Value(b.or_(x.null, eq), x.alts)
+
+
+@function("+", arity=(1, 1), arg_kinds=("any",))
+def fn_unary_plus(enc: Encoder, args: list[Value]) -> Value:
+    """Unary plus: the same value, without the operand's affinity (handled by the IR)."""
+    return args[0]

@@ -1,0 +1,176 @@
+"""Arithmetic, CAST and numeric functions with SQLite's INTEGER/REAL rules.
+
+INTEGER op INTEGER stays INTEGER (``/`` truncates toward zero, ``%`` keeps the
+dividend's sign); anything with a REAL is REAL; ``/`` or ``%`` by zero is NULL;
+text operands are converted to numbers first (``conversions.to_numeric``).
+
+Integers are mathematical integers (SQLite's 64-bit overflow to REAL is not
+modelled); REALs are exact rationals, not doubles. See docs/semantics.md:
+results that differ only by double rounding can be reported equivalent, and a
+model that relies on exact rationals is caught by validation on SQLite.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from pysmt.fnode import FNode
+
+from spotit.encodings import conversions as C
+from spotit.encodings.builder import Builder
+from spotit.encodings.encoder import Encoder, Env
+from spotit.encodings.registry import encodes, function
+from spotit.encodings.values import Alt, Value, normalize, real_value
+from spotit.errors import Unsupported
+from spotit.ir import scalar as S
+from spotit.ir.types import Affinity, StorageClass
+
+INT_C, REAL_C = StorageClass.INTEGER, StorageClass.REAL
+
+
+def _numeric_pairs(b: Builder, x: Value, y: Value):
+    for ax in x.alts:
+        for ay in y.alts:
+            yield ax, ay, b.and_(ax.guard, ay.guard)
+
+
+def _from_cases(b: Builder, null: FNode, int_cases, real_cases) -> Value:
+    alts = []
+    for cls, cases in ((INT_C, int_cases), (REAL_C, real_cases)):
+        cases = [(g, t) for g, t in cases if not g.is_false()]
+        if cases:
+            guard = b.or_(g for g, _ in cases)
+            term = b.select(cases[:-1], cases[-1][1])
+            alts.append(Alt(cls, guard, term))
+    return normalize(b, Value(null, tuple(alts)))
+
+
+def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
+    """``x op y`` on numeric values (callers convert text first)."""
+    b = enc.b
+    null = b.or_(x.null, y.null)
+    int_cases, real_cases, zero_div = [], [], []
+    for ax, ay, g in _numeric_pairs(b, x, y):
+        both_int = ax.cls is INT_C and ay.cls is INT_C
+        p, q = ax.term, ay.term
+        if op == "%":
+            # SQLite casts both operands to INTEGER, then takes C's remainder.
+            pi = p if ax.cls is INT_C else b.real_trunc(p)
+            qi = q if ay.cls is INT_C else b.real_trunc(q)
+            zero_div.append(b.and_(g, b.eq(qi, b.int(0))))
+            rem = b.int_rem_trunc(pi, qi)
+            (int_cases if both_int else real_cases).append(
+                (g, rem if both_int else b.to_real(rem))
+            )
+            continue
+        if op == "/":
+            zero = b.int(0) if ay.cls is INT_C else b.real(0)
+            zero_div.append(b.and_(g, b.eq(q, zero)))
+            if both_int:
+                int_cases.append((g, b.int_div_trunc(p, q)))
+            else:
+                real_cases.append((g, b.real_div(p, q)))
+            continue
+        fn = {"+": b.plus, "-": b.minus, "*": b.times}[op]
+        (int_cases if both_int else real_cases).append((g, fn(p, q)))
+    if zero_div:
+        null = b.or_(null, b.and_(b.not_(null), b.or_(zero_div)))
+    return _from_cases(b, null, int_cases, real_cases)
+
+
+@encodes(S.Arith)
+def encode_arith(enc: Encoder, e: S.Arith, env: Env) -> Value:
+    x = C.to_numeric(enc, enc.value(e.left, env))
+    y = C.to_numeric(enc, enc.value(e.right, env))
+    return arith(enc, e.op, x, y)
+
+
+@encodes(S.Negate)
+def encode_negate(enc: Encoder, e: S.Negate, env: Env) -> Value:
+    b = enc.b
+    x = C.to_numeric(enc, enc.value(e.operand, env))
+    return Value(x.null, tuple(Alt(a.cls, a.guard, b.neg(a.term)) for a in x.alts))
+
+
+@encodes(S.Cast)
+def encode_cast(enc: Encoder, e: S.Cast, env: Env) -> Value:
+    v = enc.value(e.operand, env)
+    if e.target is Affinity.INTEGER:
+        return C.to_integer(enc, v)
+    if e.target is Affinity.REAL:
+        return C.to_real(enc, v)
+    if e.target is Affinity.TEXT:
+        return C.to_text(enc, v)
+    if e.target is Affinity.NUMERIC:
+        return C.cast_numeric(enc, v)
+    raise Unsupported(f"CAST AS {e.type_name or 'BLOB'}")
+
+
+@function("ABS", arity=(1, 1), arg_kinds=("num",))
+def fn_abs(enc: Encoder, args: list[Value]) -> Value:
+    """|x|; text is converted to a number first (exact for INTEGER and REAL input)."""
+    b = enc.b
+    x = args[0]
+    if x.alt(StorageClass.TEXT) is not None:
+        enc.approximate("ABS of text")
+        x = C.to_real(enc, x)
+    alts = []
+    for a in x.alts:
+        zero = b.int(0) if a.cls is INT_C else b.real(0)
+        alts.append(Alt(a.cls, a.guard, b.ite(b.lt(a.term, zero), b.neg(a.term), a.term)))
+    return Value(x.null, tuple(alts))
+
+
+@function("ROUND", arity=(1, 2), arg_kinds=("num", "digits"))
+def fn_round(enc: Encoder, args: list[Value]) -> Value:
+    """ROUND(x[, n]) as a REAL, rounding half away from zero on exact rationals.
+
+    SQLite rounds the double, so values within one ulp of a tie can differ:
+    marked approximate (validation on SQLite decides).
+    """
+    b = enc.b
+    x = C.to_real(enc, args[0])
+    digits = 0
+    null = x.null
+    if len(args) == 2:
+        n = args[1]
+        if not n.is_constant():
+            raise Unsupported("ROUND with a non-constant number of digits")
+        c = n.constant()
+        if c is None:
+            return Value(b.TRUE, ())
+        digits = max(0, min(int(float(c)), 30))
+    enc.approximate("ROUND on exact rationals")
+    if not x.alts:
+        return x
+    r = x.alts[0].term
+    scale = b.real(Fraction(10) ** digits)
+    scaled = b.times(r, scale)
+    half = b.real(Fraction(1, 2))
+    up = b.to_real(b.real_trunc(b.plus(scaled, half)))
+    down = b.to_real(b.real_trunc(b.minus(scaled, half)))
+    rounded = b.ite(b.le(b.real(0), scaled), up, down)
+    return real_value(b, b.real_div(rounded, scale), null)
+
+
+def _scalar_extreme(enc: Encoder, args: list[Value], want_max: bool) -> Value:
+    """Multi-argument MIN/MAX: NULL if any argument is NULL, else the extreme one."""
+    b = enc.b
+    null = b.or_(v.null for v in args)
+    best = args[0]
+    from spotit.encodings.values import choose
+
+    for v in args[1:]:
+        better = C.less_than(b, best, v) if want_max else C.less_than(b, v, best)
+        best = choose(b, better, v, best)
+    return Value(null, best.alts)
+
+
+@function("MAX", arity=(2, None), arg_kinds=("any", "any"))
+def fn_max(enc: Encoder, args: list[Value]) -> Value:
+    return _scalar_extreme(enc, args, True)
+
+
+@function("MIN", arity=(2, None), arg_kinds=("any", "any"))
+def fn_min(enc: Encoder, args: list[Value]) -> Value:
+    return _scalar_extreme(enc, args, False)

@@ -1,0 +1,49 @@
+"""Constraints that make a counterexample easier to read.
+
+Tried after a counterexample is found (and dropped if they make it
+unsatisfiable or unconfirmed): small integers, reals in halves, short
+printable strings, dates in recent years. They only choose among databases
+the search already allows, so they never affect a verdict.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from pysmt.fnode import FNode
+from pysmt.typing import INT, REAL, STRING
+
+from spotit.encodings.encoder import Encoder
+from spotit.smt import ops
+
+# strength: (integer range, string length, year range); integers of the "tiny"
+# strength are also non-negative.
+_LIMITS = {
+    "tiny": (9, 3, (2000, 2025)),
+    "small": (10, 6, (1990, 2030)),
+    "medium": (1000, 16, (1900, 2100)),
+}
+
+
+def nice_value_constraints(enc: Encoder, strength: str) -> FNode | None:
+    """One conjunction over every cell the encoding created, or None if there are none."""
+    b = enc.b
+    bound, length, (y0, y1) = _LIMITS[strength]
+    printable = ops.re_star(ops.re_range(b.str(" "), b.str("~")))
+    out = []
+    for _key, symbols in enc.db.cell_symbols():
+        for role, sym in symbols.items():
+            t = sym.get_type()
+            if role == "date_y":
+                out += [b.le(b.int(y0), sym), b.le(sym, b.int(y1))]
+            elif role.startswith("date_") or (role == "text" and "date_y" in symbols):
+                continue
+            elif t is INT:
+                low = 0 if strength == "tiny" else -bound
+                out += [b.le(b.int(low), sym), b.le(sym, b.int(bound))]
+            elif t is REAL:
+                out += [b.le(b.real(-bound), sym), b.le(sym, b.real(bound)),
+                        ops.real_is_int(b.times(sym, b.real(Fraction(2))))]
+            elif t is STRING:
+                out += [b.le(b.str_len(sym), b.int(length)), ops.str_in_re(sym, printable)]
+    return b.and_(out) if out else None

@@ -1,0 +1,102 @@
+"""The one table from IR operators and SQL functions to their encodings.
+
+``@encodes(ir.Compare)`` registers the encoding of an IR class;
+``@function("SUBSTR", arity=(2, 3))`` registers a scalar SQL function. Each is
+registered exactly once (a duplicate raises at import), and
+``check_complete()`` asserts every concrete IR class has an encoding. The
+soundness harness, the coverage report and the docs all enumerate this
+registry, so they cannot drift from what the encoder does.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from spotit.ir import relational as R
+from spotit.ir import scalar as S
+
+SCALAR: dict[type, Callable[..., Any]] = {}
+RELATIONAL: dict[type, Callable[..., Any]] = {}
+FUNCTIONS: dict[str, FunctionSpec] = {}
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """A scalar SQL function's encoding and what the fuzz harness needs to exercise it.
+
+    ``arg_kinds`` hints the harness at argument types per position ("num", "text",
+    "any", "date", "fmt" ...); ``exact`` is False when the encoding over-approximates
+    (the true value is always allowed, so proofs stay sound, but a model may be
+    spurious and is then caught by validation on SQLite).
+    """
+
+    name: str
+    encode: Callable[..., Any]
+    min_args: int
+    max_args: int | None
+    arg_kinds: tuple[str, ...] = ()
+    exact: bool = True
+    aliases: tuple[str, ...] = field(default=())
+
+
+def encodes(cls: type) -> Callable:
+    """Register the encoding of IR class ``cls`` (scalar or relational)."""
+
+    def deco(fn: Callable) -> Callable:
+        table = RELATIONAL if issubclass(cls, R.Rel) else SCALAR
+        if cls in table:
+            raise RuntimeError(f"encoding of {cls.__name__} registered twice")
+        table[cls] = fn
+        return fn
+
+    return deco
+
+
+def function(
+    name: str,
+    *aliases: str,
+    arity: tuple[int, int | None],
+    arg_kinds: tuple[str, ...] = (),
+    exact: bool = True,
+) -> Callable:
+    """Register the encoding of scalar function ``name`` (and its aliases)."""
+
+    def deco(fn: Callable) -> Callable:
+        spec = FunctionSpec(name, fn, arity[0], arity[1], arg_kinds, exact, aliases)
+        for n in (name, *aliases):
+            if n in FUNCTIONS:
+                raise RuntimeError(f"function {n} registered twice")
+            FUNCTIONS[n] = spec
+        return fn
+
+    return deco
+
+
+def _concrete_subclasses(base: type) -> set[type]:
+    """Public subclasses that are their module's attribute of that name.
+
+    ``dataclass(slots=True)`` builds a new class, and the superseded one can
+    linger in ``__subclasses__()`` until collected; it is not the IR class.
+    """
+    out = set()
+    stack = [base]
+    while stack:
+        c = stack.pop()
+        for sub in c.__subclasses__():
+            module = sys.modules.get(sub.__module__)
+            if not sub.__name__.startswith("_") and getattr(module, sub.__name__, None) is sub:
+                out.add(sub)
+            stack.append(sub)
+    return out
+
+
+def check_complete() -> None:
+    """Every IR operator has exactly one encoding (raises otherwise)."""
+    missing = sorted(
+        c.__name__ for c in _concrete_subclasses(S.Expr) if c not in SCALAR
+    ) + sorted(c.__name__ for c in _concrete_subclasses(R.Rel) if c not in RELATIONAL)
+    if missing:
+        raise RuntimeError(f"IR operators without an encoding: {', '.join(missing)}")

@@ -1,0 +1,215 @@
+"""Relational operators over symbolic rows (each row: presence flag + values).
+
+Sizes: a join of n and m rows has n*m rows (+ n for LEFT); DISTINCT, set
+operations and GROUP BY add pairwise "same row" terms; ORDER BY ... LIMIT adds
+a rank per row (number of present rows sorting strictly before it).
+
+Rows that tie under ORDER BY may come in any order in SQLite; a fresh integer
+per row (distinct among rows) breaks ties *symbolically*, so the encoding
+covers every order SQLite might pick. That keeps proofs sound; the cost is
+that a counterexample may depend on the order chosen, which validation on
+SQLite (with the rows inserted in several orders) rules out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pysmt.fnode import FNode
+from pysmt.typing import INT
+
+from spotit.encodings import conversions as C
+from spotit.encodings.builder import Builder
+from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
+from spotit.encodings.registry import encodes
+from spotit.encodings.values import Value, null_value
+from spotit.ir import relational as R
+
+
+class Concat(Sequence):
+    """Two value sequences side by side, without reading either (cells stay lazy)."""
+
+    __slots__ = ("_a", "_b", "_na")
+
+    def __init__(self, a: Sequence[Value], b: Sequence[Value]):
+        self._a, self._b, self._na = a, b, len(a)
+
+    def __len__(self) -> int:
+        return self._na + len(self._b)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        return self._a[i] if i < self._na else self._b[i - self._na]
+
+
+def same_row(b: Builder, x: Sequence[Value], y: Sequence[Value]) -> FNode:
+    """Rows equal column by column, NULL = NULL (DISTINCT, UNION, GROUP BY, results)."""
+    if len(x) != len(y):
+        return b.FALSE
+    return b.and_(C.same_value(b, u, v) for u, v in zip(x, y, strict=True))
+
+
+def push(env: Env, row: Sequence[Value]) -> Env:
+    return (*env, row)
+
+
+@encodes(R.Scan)
+def encode_scan(enc: Encoder, r: R.Scan, env: Env) -> SymRel:
+    db = enc.db
+    rows = tuple(
+        SymRow(db.present(r.table, i), db.row_cells(r.table, i)) for i in range(db.k)
+    )
+    return SymRel(rows, width=len(r.out))
+
+
+@encodes(R.Values)
+def encode_values(enc: Encoder, r: R.Values, env: Env) -> SymRel:
+    rows = tuple(
+        SymRow(enc.b.TRUE, tuple(enc.value(e, env) for e in row)) for row in r.rows
+    )
+    return SymRel(rows, width=len(r.out))
+
+
+@encodes(R.Filter)
+def encode_filter(enc: Encoder, r: R.Filter, env: Env) -> SymRel:
+    src = enc.rel(r.input, env)
+    b = enc.b
+    rows = []
+    for row in src.rows:
+        if row.present.is_false():
+            continue
+        keep = enc.truth(r.predicate, push(env, row.values)).t
+        rows.append(SymRow(b.and_(row.present, keep), row.values))
+    return SymRel(tuple(rows), width=src.width)
+
+
+@encodes(R.Project)
+def encode_project(enc: Encoder, r: R.Project, env: Env) -> SymRel:
+    src = enc.rel(r.input, env)
+    rows = tuple(
+        SymRow(row.present, tuple(enc.value(e, push(env, row.values)) for e in r.exprs))
+        for row in src.rows
+    )
+    return SymRel(rows, src.order, width=len(r.exprs))
+
+
+@encodes(R.Join)
+def encode_join(enc: Encoder, r: R.Join, env: Env) -> SymRel:
+    b = enc.b
+    left, right = enc.rel(r.left, env), enc.rel(r.right, env)
+    rows = []
+    for lrow in left.rows:
+        matches = []
+        for rrow in right.rows:
+            values = Concat(lrow.values, rrow.values)
+            cond = enc.truth(r.condition, push(env, values)).t if r.condition else b.TRUE
+            match = b.and_(rrow.present, cond)
+            matches.append(match)
+            rows.append(SymRow(b.and_(lrow.present, match), values))
+        if r.kind == "LEFT":
+            nulls = tuple(null_value(b) for _ in range(right.width))
+            rows.append(SymRow(b.and_(lrow.present, b.not_(b.or_(matches))),
+                               Concat(lrow.values, nulls)))
+    return SymRel(tuple(r_ for r_ in rows if not r_.present.is_false()),
+                  width=left.width + right.width)
+
+
+def distinct_rows(b: Builder, rows: Sequence[SymRow]) -> list[SymRow]:
+    """Keep the first present occurrence of each row."""
+    out = []
+    for i, row in enumerate(rows):
+        dup = b.or_(
+            b.and_(rows[j].present, same_row(b, rows[j].values, row.values)) for j in range(i)
+        )
+        out.append(SymRow(b.and_(row.present, b.not_(dup)), row.values))
+    return out
+
+
+@encodes(R.Distinct)
+def encode_distinct(enc: Encoder, r: R.Distinct, env: Env) -> SymRel:
+    src = enc.rel(r.input, env)
+    return SymRel(tuple(distinct_rows(enc.b, src.rows)), width=src.width)
+
+
+@encodes(R.SetOp)
+def encode_setop(enc: Encoder, r: R.SetOp, env: Env) -> SymRel:
+    b = enc.b
+    left, right = enc.rel(r.left, env), enc.rel(r.right, env)
+    if r.op == "UNION":
+        rows = left.rows + right.rows
+        return SymRel(rows if r.all else tuple(distinct_rows(b, rows)), width=left.width)
+    lrows = distinct_rows(b, left.rows)
+    out = []
+    for row in lrows:
+        found = b.or_(b.and_(o.present, same_row(b, o.values, row.values)) for o in right.rows)
+        keep = found if r.op == "INTERSECT" else b.not_(found)
+        out.append(SymRow(b.and_(row.present, keep), row.values))
+    return SymRel(tuple(out), width=left.width)
+
+
+# ---------------------------------------------------------------------- ORDER BY / LIMIT
+
+
+def _sort_keys(enc: Encoder, r: R.Sort, env: Env, rows) -> list[list[Value]]:
+    return [[enc.value(k.expr, push(env, row.values)) for k in r.keys] for row in rows]
+
+
+def _key_before(b: Builder, r: R.Sort, kx: list[Value], ky: list[Value]) -> tuple[FNode, FNode]:
+    """(x strictly before y, x ties with y) under the ORDER BY keys."""
+    before = []
+    equal_so_far = b.TRUE
+    for key, u, v in zip(r.keys, kx, ky, strict=True):
+        before.append(b.and_(equal_so_far,
+                             C.sort_before(b, u, v, key.descending, key.nulls_first)))
+        equal_so_far = b.and_(equal_so_far, C.same_value(b, u, v))
+    return b.or_(before), equal_so_far
+
+
+@encodes(R.Sort)
+def encode_sort(enc: Encoder, r: R.Sort, env: Env) -> SymRel:
+    b = enc.b
+    src = enc.rel(r.input, env)
+    rows = [row for row in src.rows if not row.present.is_false()]
+    n = len(rows)
+    keys = _sort_keys(enc, r, env, rows)
+    # tie-break order: a permutation chosen by the solver
+    tb = [b.fresh("tiebreak", INT) for _ in range(n)] if n > 1 else []
+    for i in range(len(tb)):
+        for j in range(i):
+            enc.side.append(b.not_(b.eq(tb[i], tb[j])))
+    before = [[b.FALSE] * n for _ in range(n)]  # before[j][i]: row j precedes row i
+    ties = []
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            strictly, tie = _key_before(b, r, keys[j], keys[i])
+            before[j][i] = b.or_(strictly, b.and_(tie, b.lt(tb[j], tb[i])))
+            if j < i:
+                ties.append(b.and_(rows[i].present, rows[j].present, tie))
+    if r.limit is not None or r.offset:
+        enc.choice("ORDER BY/LIMIT with ties", b.not_(b.or_(ties)))
+    ranks = [
+        b.sum([b.ite(b.and_(rows[j].present, before[j][i]), b.int(1), b.int(0))
+               for j in range(n) if j != i])
+        for i in range(n)
+    ]
+    out = []
+    order = []
+    for i, row in enumerate(rows):
+        keep = row.present
+        if r.offset:
+            keep = b.and_(keep, b.le(b.int(r.offset), ranks[i]))
+        if r.limit is not None:
+            if r.limit == 1 and not r.offset:
+                first = b.not_(b.or_(b.and_(rows[j].present, before[j][i])
+                                     for j in range(n) if j != i))
+                keep = b.and_(keep, first)
+            else:
+                keep = b.and_(keep, b.lt(ranks[i], b.int(r.offset + r.limit)))
+        out.append(SymRow(keep, row.values))
+        order.append(b.minus(ranks[i], b.int(r.offset)) if r.offset else ranks[i])
+    return SymRel(tuple(out), tuple(order), width=src.width)

@@ -1,0 +1,352 @@
+"""Text operators and functions: ``||``, LIKE/GLOB, LENGTH, SUBSTR, INSTR, REPLACE,
+TRIM, UPPER/LOWER, exactly as SQLite computes them on text.
+
+Operands that are numbers are first turned into their text (``to_text``).
+LIKE is ASCII case-insensitive (SQLite's default), GLOB case-sensitive; both
+need a constant pattern, which is compiled to an SMT-LIB regular expression.
+"""
+
+from __future__ import annotations
+
+from pysmt.fnode import FNode
+from pysmt.typing import STRING
+
+from spotit.encodings import conversions as C
+from spotit.encodings.builder import Builder
+from spotit.encodings.encoder import Encoder, Env
+from spotit.encodings.registry import encodes, function
+from spotit.encodings.values import Truth, Value, int_value, text_value, truth_of_bool
+from spotit.errors import Unsupported
+from spotit.ir import scalar as S
+from spotit.smt import ops
+
+
+def _text(enc: Encoder, v: Value) -> tuple[FNode, FNode]:
+    """(null flag, String term) of a value taken as text."""
+    t = C.to_text(enc, v)
+    if not t.alts:
+        return enc.b.TRUE, enc.b.str("")
+    return t.null, t.alts[0].term
+
+
+@encodes(S.Concat)
+def encode_concat(enc: Encoder, e: S.Concat, env: Env) -> Value:
+    b = enc.b
+    n1, s1 = _text(enc, enc.value(e.left, env))
+    n2, s2 = _text(enc, enc.value(e.right, env))
+    return text_value(b, b.concat(s1, s2), b.or_(n1, n2))
+
+
+# ---------------------------------------------------------------------- LIKE / GLOB
+
+
+def like_regex(pattern: str, escape: str | None):
+    """SMT-LIB regex for a LIKE pattern: ``%`` any text, ``_`` one character,
+    ASCII letters match either case."""
+    parts = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if escape is not None and ch == escape:
+            i += 1
+            if i < len(pattern):
+                parts.append(_char_ci(pattern[i]))
+            else:
+                return None  # SQLite: an escape at the end never matches
+        elif ch == "%":
+            parts.append(ops.re_all())
+        elif ch == "_":
+            parts.append(ops.re_allchar())
+        else:
+            parts.append(_char_ci(ch))
+        i += 1
+    return _concat_re(parts)
+
+
+def _char_ci(ch: str):
+    if ch.isascii() and ch.isalpha():
+        return ops.re_union(ops.str_to_re(_S(ch.lower())), ops.str_to_re(_S(ch.upper())))
+    return ops.str_to_re(_S(ch))
+
+
+def _S(s: str) -> FNode:
+    from pysmt.environment import get_env
+
+    return get_env().formula_manager.String(s)
+
+
+def _concat_re(parts):
+    if not parts:
+        return ops.str_to_re(_S(""))
+    out = parts[0]
+    for p in parts[1:]:
+        out = ops.re_concat(out, p)
+    return out
+
+
+def glob_regex(pattern: str):
+    """SMT-LIB regex for a GLOB pattern: ``*``, ``?``, ``[...]`` classes, case-sensitive."""
+    parts = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "*":
+            parts.append(ops.re_all())
+        elif ch == "?":
+            parts.append(ops.re_allchar())
+        elif ch == "[":
+            j = pattern.find("]", i + 2)
+            if j < 0:
+                return None  # unterminated class never matches
+            body = pattern[i + 1:j]
+            negate = body.startswith("^")
+            if negate:
+                body = body[1:]
+            items = []
+            k = 0
+            while k < len(body):
+                if k + 2 < len(body) and body[k + 1] == "-":
+                    items.append(ops.re_range(_S(body[k]), _S(body[k + 2])))
+                    k += 3
+                else:
+                    items.append(ops.str_to_re(_S(body[k])))
+                    k += 1
+            cls = items[0]
+            for it in items[1:]:
+                cls = ops.re_union(cls, it)
+            if negate:
+                cls = ops.re_inter(ops.re_allchar(), ops.re_comp(cls))
+            parts.append(cls)
+            i = j
+        else:
+            parts.append(ops.str_to_re(_S(ch)))
+        i += 1
+    return _concat_re(parts)
+
+
+@encodes(S.Like)
+def encode_like(enc: Encoder, e: S.Like, env: Env) -> Truth:
+    b = enc.b
+    pat = C.to_text(enc, enc.value(e.pattern, env))
+    if not pat.is_constant():
+        raise Unsupported("LIKE/GLOB with a non-constant pattern")
+    esc_char = None
+    esc_null = b.FALSE
+    if e.escape is not None:
+        esc = C.to_text(enc, enc.value(e.escape, env))
+        if not esc.is_constant():
+            raise Unsupported("LIKE with a non-constant ESCAPE")
+        if esc.constant() is None:
+            esc_null = b.TRUE
+        else:
+            esc_char = esc.constant()
+            if len(esc_char) != 1:
+                raise Unsupported("ESCAPE expression must be a single character")
+    pattern = pat.constant()
+    null_x, s = _text(enc, enc.value(e.operand, env))
+    if pattern is None:
+        return Truth(b.FALSE, b.FALSE)
+    regex = glob_regex(pattern) if e.glob else like_regex(pattern, esc_char)
+    cond = b.FALSE if regex is None else _match(b, s, pattern, regex, e.glob, esc_char)
+    return truth_of_bool(b, cond, b.or_(null_x, esc_null))
+
+
+def _match(b: Builder, s: FNode, pattern: str, regex, glob: bool, esc) -> FNode:
+    """Cheaper forms for common patterns without letters: prefix/suffix/contains/equal."""
+    if not glob and esc is None and not any(c.isalpha() or c == "_" for c in pattern):
+        core = pattern.strip("%")
+        if "%" not in core:
+            starts, ends = pattern.startswith("%"), pattern.endswith("%")
+            lit = b.str(core)
+            if starts and ends:
+                return b.m.StrContains(s, lit)
+            if ends:
+                return b.m.StrPrefixOf(lit, s)
+            if starts:
+                return b.m.StrSuffixOf(lit, s)
+            return b.eq(s, lit)
+    if s.is_constant():
+        from spotit import concrete
+
+        op = "GLOB" if glob else "LIKE"
+        esc_sql = " ESCAPE ?" if esc else ""
+        params = (s.constant_value(), pattern) + ((esc,) if esc else ())
+        return b.bool(bool(concrete.evaluate(f"? {op} ?{esc_sql}", params)))
+    return ops.str_in_re(s, regex)
+
+
+# ---------------------------------------------------------------------- functions
+
+
+def _nullable(b: Builder, *nulls: FNode) -> FNode:
+    return b.or_(*nulls)
+
+
+@function("LENGTH", arity=(1, 1), arg_kinds=("any",))
+def fn_length(enc: Encoder, args: list[Value]) -> Value:
+    """Characters of the text (numbers: of their text form); NULL for NULL."""
+    b = enc.b
+    n, s = _text(enc, args[0])
+    return int_value(b, b.str_len(s), n)
+
+
+def _int_arg(enc: Encoder, v: Value) -> tuple[FNode, FNode]:
+    iv = C.to_integer(enc, v)
+    if not iv.alts:
+        return enc.b.TRUE, enc.b.int(0)
+    return iv.null, iv.alts[0].term
+
+
+@function("SUBSTR", arity=(2, 3), arg_kinds=("text", "int", "int"))
+def fn_substr(enc: Encoder, args: list[Value]) -> Value:
+    """SQLite's substr(): 1-based start, negative start from the end, start 0 takes
+    one character less, negative length takes the characters before start."""
+    b = enc.b
+    ns, s = _text(enc, args[0])
+    np1, p1 = _int_arg(enc, args[1])
+    nulls = [ns, np1]
+    length = b.str_len(s)
+    zero = b.int(0)
+    if len(args) == 3:
+        np2, p2raw = _int_arg(enc, args[2])
+        nulls.append(np2)
+        neg2 = b.lt(p2raw, zero)
+        p2 = b.ite(neg2, b.neg(p2raw), p2raw)
+    else:
+        neg2 = b.FALSE
+        p2 = b.plus(length, b.int(1))  # "to the end"
+    # start
+    p1_neg = b.lt(p1, zero)
+    q1_neg = b.plus(p1, length)
+    # p1 < 0: p1 += len; if still < 0: p2 += p1, clamp p2 at 0, p1 = 0
+    still_neg = b.lt(q1_neg, zero)
+    p2_a = b.ite(still_neg, b.ite(b.lt(b.plus(p2, q1_neg), zero), zero, b.plus(p2, q1_neg)), p2)
+    p1_a = b.ite(still_neg, zero, q1_neg)
+    # p1 > 0: p1 -= 1;  p1 == 0: p2 -= 1 if p2 > 0
+    p1_b = b.ite(b.lt(zero, p1), b.minus(p1, b.int(1)), zero)
+    p2_b = b.ite(b.and_(b.eq(p1, zero), b.lt(zero, p2)), b.minus(p2, b.int(1)), p2)
+    start = b.ite(p1_neg, p1_a, p1_b)
+    count = b.ite(p1_neg, p2_a, p2_b)
+    if not neg2.is_false():
+        # negative length: the characters before start
+        back = b.minus(start, count)
+        start2 = b.ite(b.lt(back, zero), zero, back)
+        count2 = b.ite(b.lt(back, zero), b.plus(count, back), count)
+        start = b.ite(neg2, start2, start)
+        count = b.ite(neg2, count2, count)
+    return text_value(b, b.m.StrSubstr(s, start, count), b.or_(*nulls))
+
+
+@function("INSTR", arity=(2, 2), arg_kinds=("text", "text"))
+def fn_instr(enc: Encoder, args: list[Value]) -> Value:
+    """1-based position of the first occurrence of y in x, 0 if none."""
+    b = enc.b
+    nx, x = _text(enc, args[0])
+    ny, y = _text(enc, args[1])
+    pos = b.plus(b.m.StrIndexOf(x, y, b.int(0)), b.int(1))
+    return int_value(b, pos, b.or_(nx, ny))
+
+
+@function("REPLACE", arity=(3, 3), arg_kinds=("text", "text", "text"))
+def fn_replace(enc: Encoder, args: list[Value]) -> Value:
+    """Every occurrence of y in x replaced by z (x unchanged when y is empty)."""
+    b = enc.b
+    nx, x = _text(enc, args[0])
+    ny, y = _text(enc, args[1])
+    nz, z = _text(enc, args[2])
+    if x.is_constant() and y.is_constant() and z.is_constant():
+        out = b.str(x.constant_value().replace(y.constant_value(), z.constant_value())
+                    if y.constant_value() else x.constant_value())
+    else:
+        out = ops.str_replace_all(x, y, z)
+    return text_value(b, out, b.or_(nx, ny, nz))
+
+
+def _case_map(b: Builder, s: FNode, upper: bool) -> FNode:
+    if s.is_constant():
+        t = s.constant_value()
+        return b.str("".join(
+            (c.upper() if upper else c.lower()) if c.isascii() else c for c in t
+        ))
+    src = "abcdefghijklmnopqrstuvwxyz"
+    dst = src.upper()
+    if not upper:
+        src, dst = dst, src
+    out = s
+    for a, c in zip(src, dst, strict=True):
+        out = ops.str_replace_all(out, b.str(a), b.str(c))
+    return out
+
+
+@function("UPPER", arity=(1, 1), arg_kinds=("text",))
+def fn_upper(enc: Encoder, args: list[Value]) -> Value:
+    """ASCII letters to upper case (SQLite's default, without ICU)."""
+    n, s = _text(enc, args[0])
+    return text_value(enc.b, _case_map(enc.b, s, True), n)
+
+
+@function("LOWER", arity=(1, 1), arg_kinds=("text",))
+def fn_lower(enc: Encoder, args: list[Value]) -> Value:
+    n, s = _text(enc, args[0])
+    return text_value(enc.b, _case_map(enc.b, s, False), n)
+
+
+def _trim(enc: Encoder, args: list[Value], left: bool, right: bool) -> Value:
+    """Remove characters of the set (default: spaces) from the chosen ends.
+
+    Encoded exactly with fresh parts ``x = pre ++ mid ++ suf`` whose definition
+    (pre, suf made of set characters, mid not starting/ending with one) has a
+    unique solution, so the side constraint is definitional.
+    """
+    b = enc.b
+    nx, x = _text(enc, args[0])
+    chars = " "
+    nulls = [nx]
+    if len(args) == 2:
+        cs = C.to_text(enc, args[1])
+        if not cs.is_constant():
+            raise Unsupported("TRIM with a non-constant character set")
+        if cs.constant() is None:
+            return Value(b.TRUE, ())
+        chars = cs.constant()
+    if x.is_constant():
+        t = x.constant_value()
+        if left:
+            t = t.lstrip(chars)
+        if right:
+            t = t.rstrip(chars)
+        return text_value(b, b.str(t), b.or_(*nulls))
+    if not chars:
+        return text_value(b, x, b.or_(*nulls))
+    cset = ops.str_to_re(b.str(chars[0]))
+    for c in chars[1:]:
+        cset = ops.re_union(cset, ops.str_to_re(b.str(c)))
+    pre = b.fresh("trim_pre", STRING) if left else b.str("")
+    suf = b.fresh("trim_suf", STRING) if right else b.str("")
+    mid = b.fresh("trim_mid", STRING)
+    cons = [b.eq(x, b.concat(pre, b.concat(mid, suf)))]
+    star = ops.re_star(cset)
+    if left:
+        cons.append(ops.str_in_re(pre, star))
+        cons.append(b.not_(ops.str_in_re(b.m.StrCharAt(mid, b.int(0)), cset)))
+    if right:
+        cons.append(ops.str_in_re(suf, star))
+        last = b.m.StrCharAt(mid, b.minus(b.str_len(mid), b.int(1)))
+        cons.append(b.not_(ops.str_in_re(last, cset)))
+    enc.side.append(b.and_(*cons))
+    return text_value(b, mid, b.or_(*nulls))
+
+
+@function("TRIM", arity=(1, 2), arg_kinds=("text", "chars"))
+def fn_trim(enc: Encoder, args: list[Value]) -> Value:
+    return _trim(enc, args, True, True)
+
+
+@function("LTRIM", arity=(1, 2), arg_kinds=("text", "chars"))
+def fn_ltrim(enc: Encoder, args: list[Value]) -> Value:
+    return _trim(enc, args, True, False)
+
+
+@function("RTRIM", arity=(1, 2), arg_kinds=("text", "chars"))
+def fn_rtrim(enc: Encoder, args: list[Value]) -> Value:
+    return _trim(enc, args, False, True)

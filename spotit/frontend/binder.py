@@ -1,0 +1,766 @@
+"""Name resolution and planning: syntax tree + schema -> relational IR.
+
+The binder follows SQLite's resolution rules (``resolve.c``): unqualified
+names search the FROM clause, then result-column aliases (WHERE, GROUP BY,
+HAVING), then enclosing queries; ORDER BY prefers aliases and positions; a
+double-quoted name that matches nothing is a string literal. Sugar is removed
+here (BETWEEN, IN-lists, IIF, simple CASE, USING/NATURAL joins, RIGHT JOIN),
+so every IR operator has one encoding.
+
+Constructs the grammar accepts but SpotIt does not model raise
+``Unsupported`` naming them; names that do not resolve raise ``BindError``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from dataclasses import dataclass, field
+
+from spotit.errors import BindError, Unsupported
+from spotit.frontend import ast as A
+from spotit.ir import relational as R
+from spotit.ir import scalar as S
+from spotit.ir.types import NO_AFFINITY, Affinity, affinity_of_declared_type
+from spotit.ir.walk import rewrite
+from spotit.schema import Schema
+
+AGGREGATES = {"COUNT", "SUM", "AVG", "MIN", "MAX", "TOTAL", "GROUP_CONCAT"}
+
+
+@dataclass
+class _Col:
+    table: str | None  # lower-cased alias of the FROM item, None for unnamed
+    name: str
+    affinity: Affinity
+    hidden: bool = False  # right-hand USING/NATURAL column: not in *, not ambiguous
+
+
+@dataclass
+class _Scope:
+    """The columns of one query's FROM clause, and the scope of the enclosing query."""
+
+    cols: list[_Col]
+    parent: _Scope | None
+    tables: list[str] = field(default_factory=list)
+    aliases: dict[str, A.Expr] = field(default_factory=dict)  # explicit AS names only
+    ctes: dict[str, R.Rel] = field(default_factory=dict)  # CTEs visible to subqueries
+
+
+@dataclass
+class _AggState:
+    """Aggregates met while binding the post-GROUP BY clauses of one query."""
+
+    calls: list[R.AggCall] = field(default_factory=list)
+
+    def add(self, call: R.AggCall) -> int:
+        if call in self.calls:
+            return self.calls.index(call)
+        self.calls.append(call)
+        return len(self.calls) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class _AggSlot(S.Expr):
+    """Placeholder for aggregate ``index`` until the Aggregate operator is built."""
+
+    index: int
+
+
+def bind(query: A.Query, schema: Schema) -> R.Rel:
+    """Resolve ``query`` against ``schema`` into a relational plan."""
+    return _Binder(schema).query(query, None, {})
+
+
+class _Binder:
+    def __init__(self, schema: Schema):
+        self.schema = schema
+
+    # ------------------------------------------------------------------ queries
+
+    def query(self, q: A.Query, outer: _Scope | None, ctes: dict[str, R.Rel]) -> R.Rel:
+        if q.with_:
+            if q.recursive:
+                raise Unsupported("WITH RECURSIVE", pos=q.pos)
+            ctes = dict(ctes)
+            for cte in q.with_:
+                rel = self.query(cte.query, outer, ctes)
+                if cte.columns is not None:
+                    if len(cte.columns) != len(rel.columns):
+                        raise BindError(
+                            f"table {cte.name} has {len(rel.columns)} values for "
+                            f"{len(cte.columns)} columns",
+                            pos=cte.pos,
+                        )
+                    rel = _rename(rel, cte.columns)
+                ctes[cte.name.lower()] = rel
+        limit, offset = self._limit(q)
+        if isinstance(q.body, A.Select):
+            return self.select(q.body, outer, ctes, q.order_by, limit, offset)
+        body = self.body(q.body, outer, ctes)
+        if not q.order_by and limit is None:
+            return body
+        keys = tuple(self._compound_order_key(o, q.body, body) for o in q.order_by)
+        return R.Sort(body, keys, limit, offset)
+
+    def body(self, b: A.Select | A.Values | A.Compound, outer, ctes) -> R.Rel:
+        if isinstance(b, A.Select):
+            return self.select(b, outer, ctes, (), None, 0)
+        if isinstance(b, A.Values):
+            return self.values(b, outer)
+        left = self.body(b.left, outer, ctes)
+        right = self.body(b.right, outer, ctes)
+        if len(left.columns) != len(right.columns):
+            raise BindError(
+                f"SELECTs to the left and right of {b.op} do not have the same number of "
+                "result columns",
+                pos=b.pos,
+            )
+        op = b.op.upper()
+        return R.SetOp(op.split()[0], op == "UNION ALL", left, right)
+
+    def values(self, v: A.Values, outer) -> R.Rel:
+        scope = _Scope([], outer, ctes=outer.ctes if outer is not None else {})
+        rows = tuple(tuple(self.expr(e, scope) for e in row) for row in v.rows)
+        width = len(rows[0])
+        if any(len(r) != width for r in rows):
+            raise BindError("all VALUES must have the same number of terms", pos=v.pos)
+        out = tuple(R.OutColumn(f"column{i + 1}", NO_AFFINITY) for i in range(width))
+        return R.Values(rows, out)
+
+    def _limit(self, q: A.Query) -> tuple[int | None, int]:
+        limit = self._constant_int(q.limit, "LIMIT") if q.limit is not None else None
+        offset = self._constant_int(q.offset, "OFFSET") if q.offset is not None else 0
+        if limit is not None and limit < 0:
+            limit = None  # SQLite: a negative LIMIT means no limit
+        return limit, max(offset, 0)
+
+    def _constant_int(self, e: A.Expr, what: str) -> int:
+        bound = self.expr(e, _Scope([], None))
+        value = constant_value(bound)
+        if value is _NOT_CONSTANT:
+            raise Unsupported(f"non-constant {what}", pos=e.pos)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int):
+            raise BindError(f"datatype mismatch: {what} must be an integer", pos=e.pos)
+        return value
+
+    # ------------------------------------------------------------------ SELECT
+
+    def select(self, sel: A.Select, outer, ctes, order_by, limit, offset) -> R.Rel:
+        if sel.windows:
+            raise Unsupported("WINDOW clause", pos=sel.pos)
+        if sel.from_ is None:
+            rel: R.Rel = R.Values(((),), ())
+            scope = _Scope([], outer, ctes=ctes)
+        else:
+            rel, scope = self.from_item(sel.from_, outer, ctes)
+        scope.ctes = ctes
+
+        items = self._expand_select_list(sel, scope)
+        names = [item[1] for item in items]
+        # Explicit AS aliases are visible in WHERE, GROUP BY, HAVING and ORDER BY
+        # (after real columns, except a bare ORDER BY name, where they come first).
+        for rc in sel.columns:
+            if isinstance(rc, A.ResultColumn) and rc.alias is not None:
+                scope.aliases.setdefault(rc.alias.lower(), rc.expr)
+
+        if sel.where is not None:
+            pred = self.expr(sel.where, scope, clause="WHERE")
+            rel = R.Filter(rel, pred)
+
+        is_agg = bool(sel.group_by) or any(
+            _has_aggregate(e) for e in [item[0] for item in items if item[0] is not None]
+            + ([sel.having] if sel.having is not None else [])
+            + [o.expr for o in order_by]
+        )
+        if sel.having is not None and not is_agg:
+            raise BindError("a GROUP BY clause is required before HAVING", pos=sel.having.pos)
+
+        aggs = _AggState() if is_agg else None
+        select_exprs = []
+        for ast_e, _name, bound, _alias in items:
+            if bound is not None:  # from a star: already a ColumnRef
+                select_exprs.append(bound)
+            else:
+                select_exprs.append(self.expr(ast_e, scope, aggs=aggs))
+
+        order_info = [self._order_term(o, items, select_exprs, scope, aggs) for o in order_by]
+
+        if is_agg:
+            keys = tuple(self._group_key(g, items, select_exprs, scope) for g in sel.group_by)
+            having = (self.expr(sel.having, scope, clause="HAVING", aggs=aggs)
+                      if sel.having is not None else None)
+            rebase = _Rebase(keys, aggs)
+            select_exprs = [rebase(e) for e in select_exprs]
+            having = rebase(having) if having is not None else None
+            order_info = [(i, rebase(e) if e is not None else None, k) for i, e, k in order_info]
+            out = tuple(
+                R.OutColumn(f"key{i}", S.affinity_of(k)) for i, k in enumerate(keys)
+            ) + tuple(
+                R.OutColumn(f"agg{i}", S.affinity_of(c.arg) if c.func == "BARE" else NO_AFFINITY)
+                for i, c in enumerate(aggs.calls)
+            )
+            rel = R.Aggregate(rel, keys, tuple(aggs.calls), out)
+            if having is not None:
+                rel = R.Filter(rel, having)
+
+        out_cols = tuple(
+            R.OutColumn(name or f"column{i + 1}", S.affinity_of(e))
+            for i, (e, name) in enumerate(zip(select_exprs, names, strict=True))
+        )
+        n = len(select_exprs)
+        if not order_by and limit is None:
+            proj: R.Rel = R.Project(rel, tuple(select_exprs), out_cols)
+            return R.Distinct(proj) if sel.distinct else proj
+
+        # ORDER BY terms either name a result column or are extra expressions.
+        extra: list[S.Expr] = []
+        sort_keys = []
+        for (index, expr, okey) in order_info:
+            if index is None:
+                assert expr is not None
+                if expr in select_exprs:
+                    index = select_exprs.index(expr)
+                elif sel.distinct:
+                    if limit is None and offset == 0:
+                        continue  # order of a DISTINCT result without LIMIT: irrelevant here
+                    raise Unsupported(
+                        "ORDER BY a term that is not in the DISTINCT select list", pos=okey.pos
+                    )
+                else:
+                    if expr not in extra:
+                        extra.append(expr)
+                    index = n + extra.index(expr)
+            ref = S.ColumnRef(0, index, _affinity_at(index, select_exprs, extra))
+            sort_keys.append(R.SortKey(ref, okey.descending, _nulls_first(okey)))
+        ext_cols = out_cols + tuple(
+            R.OutColumn(f"_order{i}", S.affinity_of(e)) for i, e in enumerate(extra)
+        )
+        proj = R.Project(rel, tuple(select_exprs) + tuple(extra), ext_cols)
+        base: R.Rel = R.Distinct(proj) if sel.distinct else proj
+        sorted_rel: R.Rel = R.Sort(base, tuple(sort_keys), limit, offset)
+        if extra:
+            sorted_rel = R.Project(
+                sorted_rel,
+                tuple(S.ColumnRef(0, i, c.affinity, c.name) for i, c in enumerate(out_cols)),
+                out_cols,
+            )
+        return sorted_rel
+
+    def _expand_select_list(self, sel: A.Select, scope: _Scope):
+        """(ast expr or None, output name, bound ColumnRef for star items, explicit alias)."""
+        items: list[tuple[A.Expr | None, str, S.Expr | None, str | None]] = []
+        for rc in sel.columns:
+            if isinstance(rc, A.StarColumn):
+                if rc.table is None:
+                    if not scope.cols:
+                        raise BindError("no tables specified", pos=rc.pos)
+                    chosen = [(i, c) for i, c in enumerate(scope.cols) if not c.hidden]
+                else:
+                    t = rc.table.lower()
+                    if t not in scope.tables:
+                        raise BindError(f"no such table: {rc.table}", pos=rc.pos)
+                    chosen = [(i, c) for i, c in enumerate(scope.cols) if c.table == t]
+                for i, c in chosen:
+                    items.append((None, c.name, S.ColumnRef(0, i, c.affinity, c.name), None))
+            else:
+                name = rc.alias
+                if name is None and isinstance(rc.expr, A.Name):
+                    name = rc.expr.parts[-1]
+                if name is None:
+                    name = _display(rc.expr)
+                items.append((rc.expr, name, None, rc.alias))
+        return items
+
+    def _order_term(self, o: A.OrderItem, items, select_exprs, scope, aggs):
+        """(result index or None, bound expression or None, the item)."""
+        e = o.expr
+        if isinstance(e, A.Collate):
+            if e.collation.upper() != "BINARY":
+                raise Unsupported(f"COLLATE {e.collation}", pos=e.pos)
+            e = e.operand
+        if isinstance(e, A.Name) and len(e.parts) == 1:
+            low = e.parts[0].lower()
+            for i, item in enumerate(items):
+                if item[3] is not None and item[3].lower() == low:
+                    return (i, None, o)
+        pos = _position(e, len(items), "ORDER BY")
+        if pos is not None:
+            return (pos, None, o)
+        return (None, self.expr(e, scope, clause="ORDER BY", aggs=aggs), o)
+
+    def _group_key(self, g: A.Expr, items, select_exprs, scope) -> S.Expr:
+        pos = _position(g, len(items), "GROUP BY")
+        if pos is not None:
+            e = select_exprs[pos]
+            if _contains_slot(e):
+                raise BindError("aggregate functions are not allowed in the GROUP BY clause",
+                                pos=g.pos)
+            return e
+        bound = self.expr(g, scope, clause="GROUP BY")
+        return bound
+
+    def _compound_order_key(self, o: A.OrderItem, body, rel: R.Rel) -> R.SortKey:
+        e = o.expr
+        first = body
+        while isinstance(first, A.Compound):
+            first = first.left
+        index = _position(e, len(rel.columns), "ORDER BY")
+        if index is None and isinstance(e, A.Name):
+            low = e.parts[-1].lower()
+            for i, c in enumerate(rel.columns):
+                if c.name.lower() == low:
+                    index = i
+                    break
+        if index is None and isinstance(first, A.Select):
+            for i, rc in enumerate(first.columns):
+                if isinstance(rc, A.ResultColumn) and rc.expr == e:
+                    index = i
+                    break
+        if index is None:
+            raise BindError(
+                "ORDER BY term does not match any column in the result set", pos=o.pos
+            )
+        ref = S.ColumnRef(0, index, rel.columns[index].affinity, rel.columns[index].name)
+        return R.SortKey(ref, o.descending, _nulls_first(o))
+
+    # ------------------------------------------------------------------ FROM
+
+    def from_item(self, f: A.FromItem, outer, ctes) -> tuple[R.Rel, _Scope]:
+        if isinstance(f, A.TableRef):
+            alias = (f.alias or f.name).lower()
+            cte = ctes.get(f.name.lower()) if f.schema is None else None
+            if cte is not None:
+                cols = [_Col(alias, c.name, c.affinity) for c in cte.columns]
+                return cte, _Scope(cols, outer, [alias])
+            table = self.schema.table(f.name)
+            if table is None:
+                raise BindError(f"no such table: {f.name}", pos=f.pos)
+            out = tuple(R.OutColumn(c.name, c.affinity) for c in table.columns)
+            cols = [_Col(alias, c.name, c.affinity) for c in table.columns]
+            return R.Scan(table.name, out), _Scope(cols, outer, [alias])
+        if isinstance(f, A.SubqueryRef):
+            rel = self.query(f.query, outer, ctes)
+            alias = f.alias.lower() if f.alias else None
+            cols = [_Col(alias, c.name, c.affinity) for c in rel.columns]
+            return rel, _Scope(cols, outer, [alias] if alias else [])
+        if isinstance(f, A.TableFunctionRef):
+            raise Unsupported(f"table-valued function {f.name}", pos=f.pos)
+        if isinstance(f, A.Join):
+            return self.join(f, outer, ctes)
+        raise Unsupported(type(f).__name__, pos=f.pos)
+
+    def join(self, j: A.Join, outer, ctes) -> tuple[R.Rel, _Scope]:
+        kind = j.kind.upper()
+        if kind == "FULL":
+            raise Unsupported("FULL OUTER JOIN", pos=j.pos)
+        left, ls = self.from_item(j.left, outer, ctes)
+        right, rs = self.from_item(j.right, outer, ctes)
+        dup = set(ls.tables) & set(rs.tables) - {None}
+        if dup:
+            name = next(iter(dup))
+            raise BindError(f"ambiguous table name: {name} appears twice in FROM", pos=j.pos)
+        nl = len(ls.cols)
+        cols = [dataclasses.replace(c) for c in ls.cols] + [dataclasses.replace(c) for c in rs.cols]
+        scope = _Scope(cols, outer, ls.tables + rs.tables)
+        using = j.using
+        if j.natural:
+            lnames = {c.name.lower() for c in ls.cols if not c.hidden}
+            using = tuple(c.name for c in rs.cols if not c.hidden and c.name.lower() in lnames)
+        cond: S.Expr | None = None
+        if using:
+            terms = []
+            for name in using:
+                li = _find_visible(ls.cols, name)
+                ri = _find_visible(rs.cols, name)
+                if li is None or ri is None:
+                    raise BindError(
+                        f"cannot join using column {name} - column not present in both tables",
+                        pos=j.pos,
+                    )
+                lref = S.ColumnRef(0, li, ls.cols[li].affinity, name)
+                rref = S.ColumnRef(0, nl + ri, rs.cols[ri].affinity, name)
+                terms.append(S.Compare("=", lref, rref))
+                scope.cols[nl + ri].hidden = True
+            cond = _conjoin(terms)
+        if j.on is not None:
+            on = self.expr(j.on, scope, clause="ON")
+            cond = on if cond is None else S.And(cond, on)
+        if kind == "RIGHT":
+            # a RIGHT JOIN b == b LEFT JOIN a, with columns put back in a, b order.
+            nr = len(rs.cols)
+            swap = {i: (i + nr if i < nl else i - nl) for i in range(nl + nr)}
+
+            def remap(e: S.Expr, level: int) -> S.Expr | None:
+                if isinstance(e, S.ColumnRef) and e.depth == level:
+                    return dataclasses.replace(e, index=swap[e.index])
+                return None
+
+            swapped = R.Join("LEFT", right, left, rewrite(cond, remap) if cond else None)
+            refs = tuple(
+                S.ColumnRef(0, swap[i], c.affinity, c.name) for i, c in enumerate(cols)
+            )
+            out = tuple(R.OutColumn(c.name, c.affinity) for c in cols)
+            return R.Project(swapped, refs, out), scope
+        return R.Join("LEFT" if kind == "LEFT" else "INNER", left, right, cond), scope
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, e: A.Expr, scope: _Scope, *, clause: str = "", aggs: _AggState | None = None
+             ) -> S.Expr:
+        b = self.expr
+        kw = {"clause": clause, "aggs": aggs}
+        if isinstance(e, A.Literal):
+            if isinstance(e.value, bytes):
+                raise Unsupported("BLOB literal", pos=e.pos)
+            return S.Const(e.value)
+        if isinstance(e, A.Name):
+            return self.name(e, scope, clause, aggs)
+        if isinstance(e, A.Unary):
+            x = b(e.operand, scope, **kw)
+            if e.op == "NOT":
+                return S.Not(x)
+            if e.op == "-":
+                return S.Negate(x)
+            if e.op == "+":
+                return S.Call("+", (x,))  # identity that drops affinity, as in SQLite
+            raise Unsupported(f"operator {e.op}", pos=e.pos)
+        if isinstance(e, A.Binary):
+            return self.binary(e, scope, kw)
+        if isinstance(e, A.IsNull):
+            x = S.IsNull(b(e.operand, scope, **kw))
+            return S.Not(x) if e.negated else x
+        if isinstance(e, A.Like):
+            if e.op not in ("LIKE", "GLOB"):
+                raise Unsupported(e.op, pos=e.pos)
+            esc = b(e.escape, scope, **kw) if e.escape is not None else None
+            x = S.Like(b(e.operand, scope, **kw), b(e.pattern, scope, **kw), esc, e.op == "GLOB")
+            return S.Not(x) if e.negated else x
+        if isinstance(e, A.Between):
+            x = b(e.operand, scope, **kw)
+            lo = b(e.low, scope, **kw)
+            hi = b(e.high, scope, **kw)
+            r = S.And(S.Compare(">=", x, lo), S.Compare("<=", x, hi))
+            return S.Not(r) if e.negated else r
+        if isinstance(e, A.InList):
+            if isinstance(e.operand, A.Row):
+                raise Unsupported("row value IN list", pos=e.pos)
+            x = b(e.operand, scope, **kw)
+            terms = [S.Compare("=", x, b(i, scope, **kw)) for i in e.items]
+            r = _disjoin(terms) if terms else S.Const(0)
+            return S.Not(r) if e.negated else r
+        if isinstance(e, A.InQuery):
+            if isinstance(e.operand, A.Row):
+                raise Unsupported("row value IN subquery", pos=e.pos)
+            x = b(e.operand, scope, **kw)
+            q = self.subquery(e.query, scope, want_one_column=True)
+            r = S.InSubquery(x, q)
+            return S.Not(r) if e.negated else r
+        if isinstance(e, A.InTable):
+            raise Unsupported("IN table-name", pos=e.pos)
+        if isinstance(e, A.Exists):
+            return S.Exists(self.subquery(e.query, scope, want_one_column=False))
+        if isinstance(e, A.Subquery):
+            return S.ScalarSubquery(self.subquery(e.query, scope, want_one_column=True))
+        if isinstance(e, A.Case):
+            whens = []
+            op = b(e.operand, scope, **kw) if e.operand is not None else None
+            for w, t in e.whens:
+                cond = b(w, scope, **kw)
+                if op is not None:
+                    cond = S.Compare("=", op, cond)
+                whens.append((cond, b(t, scope, **kw)))
+            else_ = b(e.else_, scope, **kw) if e.else_ is not None else S.Const(None)
+            return S.Case(tuple(whens), else_)
+        if isinstance(e, A.Cast):
+            return S.Cast(b(e.operand, scope, **kw), affinity_of_declared_type(e.type_name),
+                          e.type_name)
+        if isinstance(e, A.Collate):
+            if e.collation.upper() == "BINARY":
+                return b(e.operand, scope, **kw)
+            raise Unsupported(f"COLLATE {e.collation}", pos=e.pos)
+        if isinstance(e, A.Function):
+            return self.function(e, scope, clause, aggs)
+        if isinstance(e, A.Row):
+            if len(e.items) == 1:
+                return b(e.items[0], scope, **kw)
+            raise Unsupported("row value", pos=e.pos)
+        if isinstance(e, A.Parameter):
+            raise Unsupported(f"parameter {e.text}", pos=e.pos)
+        raise Unsupported(type(e).__name__, pos=e.pos)
+
+    def binary(self, e: A.Binary, scope: _Scope, kw) -> S.Expr:
+        if isinstance(e.left, A.Row) or isinstance(e.right, A.Row):
+            lrow = isinstance(e.left, A.Row) and len(e.left.items) != 1
+            rrow = isinstance(e.right, A.Row) and len(e.right.items) != 1
+            if lrow or rrow:
+                raise Unsupported("row value comparison", pos=e.pos)
+        left = self.expr(e.left, scope, **kw)
+        right = self.expr(e.right, scope, **kw)
+        op = e.op.upper()
+        if op == "AND":
+            return S.And(left, right)
+        if op == "OR":
+            return S.Or(left, right)
+        if op in ("=", "!=", "<", "<=", ">", ">="):
+            return S.Compare(op, left, right)
+        if op == "IS":
+            return S.Is(left, right)
+        if op == "IS NOT":
+            return S.Not(S.Is(left, right))
+        if op in ("+", "-", "*", "/", "%"):
+            return S.Arith(op, left, right)
+        if op == "||":
+            return S.Concat(left, right)
+        raise Unsupported(f"operator {e.op}", pos=e.pos)
+
+    def function(self, f: A.Function, scope: _Scope, clause: str, aggs: _AggState | None
+                 ) -> S.Expr:
+        name = f.name.upper()
+        if f.over is not None:
+            raise Unsupported(f"window function {name}() OVER", pos=f.pos)
+        if _is_aggregate_call(dataclasses.replace(f, over=None)):
+            if aggs is None:
+                where = clause or "this context"
+                raise BindError(f"misuse of aggregate: {name}() in {where}", pos=f.pos)
+            if f.filter is not None:
+                raise Unsupported(f"{name}() FILTER clause", pos=f.pos)
+            # Arguments see the FROM row; an aggregate inside them is a misuse.
+            args = tuple(self.expr(a, scope, clause=f"{name}()") for a in f.args)
+            if f.star or (name == "COUNT" and not args):
+                if name != "COUNT":
+                    raise BindError(f"wrong number of arguments to function {name}()", pos=f.pos)
+                return _AggSlot(aggs.add(R.AggCall("COUNT")))
+            if name == "GROUP_CONCAT":
+                if not 1 <= len(args) <= 2:
+                    raise BindError("wrong number of arguments to function GROUP_CONCAT()",
+                                    pos=f.pos)
+                sep = args[1] if len(args) == 2 else None
+                return _AggSlot(aggs.add(R.AggCall(name, args[0], f.distinct, sep)))
+            if len(args) != 1:
+                raise BindError(f"wrong number of arguments to function {name}()", pos=f.pos)
+            return _AggSlot(aggs.add(R.AggCall(name, args[0], f.distinct)))
+        if f.distinct or f.star:
+            raise BindError(f"DISTINCT/* is only allowed in aggregate functions: {name}()",
+                            pos=f.pos)
+        if f.filter is not None:
+            raise BindError(f"FILTER clause on non-aggregate function {name}()", pos=f.pos)
+        args = tuple(self.expr(a, scope, clause=clause, aggs=aggs) for a in f.args)
+        if name == "IIF":
+            if len(args) != 3:
+                raise BindError("wrong number of arguments to function IIF()", pos=f.pos)
+            return S.Case(((args[0], args[1]),), args[2])
+        if name in ("SUBSTRING",):
+            name = "SUBSTR"
+        if name in ("IFNULL",):
+            if len(args) != 2:
+                raise BindError("wrong number of arguments to function IFNULL()", pos=f.pos)
+            name = "COALESCE"
+        if name == "COALESCE" and len(args) < 2:
+            raise BindError("wrong number of arguments to function COALESCE()", pos=f.pos)
+        return S.Call(name, args)
+
+    def name(self, n: A.Name, scope: _Scope, clause: str, aggs: _AggState | None = None
+             ) -> S.Expr:
+        parts = n.parts[-2:] if len(n.parts) == 3 else n.parts
+        column = parts[-1].lower()
+        table = parts[0].lower() if len(parts) == 2 else None
+        depth = 0
+        s: _Scope | None = scope
+        while s is not None:
+            hits = [
+                i for i, c in enumerate(s.cols)
+                if c.name.lower() == column and (
+                    (table is None and not c.hidden) or (table is not None and c.table == table)
+                )
+            ]
+            if len(hits) > 1:
+                raise BindError(f"ambiguous column name: {'.'.join(n.parts)}", pos=n.pos)
+            if hits:
+                c = s.cols[hits[0]]
+                return S.ColumnRef(depth, hits[0], c.affinity, c.name)
+            if table is None and depth == 0 and column in s.aliases and clause in (
+                "WHERE", "GROUP BY", "HAVING", "ORDER BY"
+            ):
+                ast_e = s.aliases[column]
+                if not (isinstance(ast_e, A.Name) and ast_e.parts[-1].lower() == column):
+                    if clause in ("WHERE", "GROUP BY") and _has_aggregate(ast_e):
+                        raise BindError(f"misuse of aliased aggregate {parts[-1]}", pos=n.pos)
+                    return self.expr(ast_e, scope, clause=clause, aggs=aggs)
+            s = s.parent
+            depth += 1
+        if n.double_quoted and len(n.parts) == 1:
+            return S.Const(n.parts[0])  # SQLite's fallback: "x" is the string 'x'
+        raise BindError(f"no such column: {'.'.join(n.parts)}", pos=n.pos)
+
+    def subquery(self, q: A.Query, scope: _Scope, *, want_one_column: bool) -> R.Rel:
+        rel = self.query(q, scope, scope.ctes)
+        if want_one_column and len(rel.columns) != 1:
+            raise BindError(f"sub-select returns {len(rel.columns)} columns - expected 1",
+                            pos=q.pos)
+        return rel
+
+
+# ---------------------------------------------------------------------- aggregation rebase
+
+
+class _Rebase:
+    """Rewrite post-GROUP BY expressions over the Aggregate operator's output row.
+
+    Aggregate placeholders become references to aggregate columns, expressions
+    equal to a GROUP BY key become references to that key, and any other
+    reference to an input column becomes a BARE aggregate (SQLite's bare column).
+    """
+
+    def __init__(self, keys: tuple[S.Expr, ...], aggs: _AggState):
+        self.keys = keys
+        self.aggs = aggs
+
+    def __call__(self, e: S.Expr) -> S.Expr:
+        nk = len(self.keys)
+
+        def fn(x: S.Expr, level: int) -> S.Expr | None:
+            if isinstance(x, _AggSlot):
+                return S.ColumnRef(level, nk + x.index, NO_AFFINITY)
+            if level == 0 and x in self.keys:
+                i = self.keys.index(x)
+                return S.ColumnRef(0, i, S.affinity_of(x), getattr(x, "name", ""))
+            if isinstance(x, S.ColumnRef) and x.depth == level:
+                shifted = dataclasses.replace(x, depth=0)
+                if shifted in self.keys:
+                    i = self.keys.index(shifted)
+                    return S.ColumnRef(level, i, x.affinity, x.name)
+                i = self.aggs.add(R.AggCall("BARE", shifted))
+                return S.ColumnRef(level, nk + i, x.affinity, x.name)
+            return None
+
+        return rewrite(e, fn)
+
+
+# ---------------------------------------------------------------------- helpers
+
+_NOT_CONSTANT = object()
+
+
+def constant_value(e: S.Expr):
+    """The value of a closed constant expression, computed by SQLite itself."""
+    from spotit.ir.render import render_expr
+
+    try:
+        sql = render_expr(e)
+    except (KeyError, ValueError, NotImplementedError):
+        return _NOT_CONSTANT
+    if sql is None:
+        return _NOT_CONSTANT
+    try:
+        return sqlite3.connect(":memory:").execute(f"SELECT {sql}").fetchone()[0]
+    except sqlite3.Error:
+        return _NOT_CONSTANT
+
+
+def _has_aggregate(e: A.Expr | None) -> bool:
+    """Whether ``e`` calls an aggregate at this query level (not inside subqueries)."""
+    if e is None:
+        return False
+    stack: list = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, A.Function) and _is_aggregate_call(x):
+            return True
+        if isinstance(x, A.Exists | A.Subquery | A.InQuery):
+            if isinstance(x, A.InQuery):
+                stack.append(x.operand)
+            continue
+        if dataclasses.is_dataclass(x):
+            for f in dataclasses.fields(x):
+                v = getattr(x, f.name)
+                if isinstance(v, A.Node):
+                    stack.append(v)
+                elif isinstance(v, tuple):
+                    for item in v:
+                        if isinstance(item, A.Node):
+                            stack.append(item)
+                        elif isinstance(item, tuple):
+                            stack.extend(i for i in item if isinstance(i, A.Node))
+    return False
+
+
+def _is_aggregate_call(f: A.Function) -> bool:
+    """COUNT/SUM/... without OVER; MIN and MAX with several arguments are scalar."""
+    name = f.name.upper()
+    return f.over is None and name in AGGREGATES and not (name in ("MIN", "MAX")
+                                                          and len(f.args) > 1)
+
+
+def _contains_slot(e: S.Expr) -> bool:
+    from spotit.ir.walk import iter_exprs
+
+    return any(isinstance(x, _AggSlot) for x, _ in iter_exprs(e))
+
+
+def _position(e: A.Expr, n: int, clause: str) -> int | None:
+    """``ORDER BY 2`` / ``GROUP BY 1``: a constant integer names a result column."""
+    if isinstance(e, A.Literal) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        if not 1 <= e.value <= n:
+            raise BindError(
+                f"{_ordinal(e.value)} {clause} term out of range - should be between 1 and {n}",
+                pos=e.pos,
+            )
+        return e.value - 1
+    return None
+
+
+def _ordinal(i: int) -> str:
+    return f"{i}{'th' if 10 <= i % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(i % 10, 'th')}"
+
+
+
+def _affinity_at(index: int, select_exprs, extra) -> Affinity:
+    e = select_exprs[index] if index < len(select_exprs) else extra[index - len(select_exprs)]
+    return S.affinity_of(e)
+
+
+def _nulls_first(o: A.OrderItem) -> bool | None:
+    if o.nulls is None:
+        return None
+    return o.nulls.upper() == "FIRST"
+
+
+def _find_visible(cols: list[_Col], name: str) -> int | None:
+    low = name.lower()
+    for i, c in enumerate(cols):
+        if c.name.lower() == low and not c.hidden:
+            return i
+    return None
+
+
+def _conjoin(terms: list[S.Expr]) -> S.Expr:
+    out = terms[0]
+    for t in terms[1:]:
+        out = S.And(out, t)
+    return out
+
+
+def _disjoin(terms: list[S.Expr]) -> S.Expr:
+    out = terms[0]
+    for t in terms[1:]:
+        out = S.Or(out, t)
+    return out
+
+
+def _rename(rel: R.Rel, names: tuple[str, ...]) -> R.Rel:
+    refs = tuple(S.ColumnRef(0, i, c.affinity, n) for i, (c, n) in
+                 enumerate(zip(rel.columns, names, strict=True)))
+    out = tuple(R.OutColumn(n, c.affinity) for c, n in zip(rel.columns, names, strict=True))
+    return R.Project(rel, refs, out)
+
+
+def _display(e: A.Expr) -> str:
+    try:
+        from spotit.frontend.render import render
+
+        return render(e)
+    except Exception:  # the renderer is only used for a display name
+        return type(e).__name__.lower()

@@ -1,0 +1,175 @@
+"""Relational operators of the IR.
+
+A query is a tree of these. Every operator knows its output columns (name and
+affinity). Scalar expressions inside an operator refer to the operator's
+*input* row with depth-0 ``ColumnRef``s; for ``Join`` that row is the left row
+followed by the right row, for ``Aggregate`` it is an input row (keys and
+aggregate arguments), and a ``Filter`` above an ``Aggregate`` sees the
+aggregate's output (keys, then aggregate values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from spotit.ir.types import NO_AFFINITY, Affinity
+
+if TYPE_CHECKING:
+    from spotit.ir.scalar import Expr
+
+
+@dataclass(frozen=True, slots=True)
+class OutColumn:
+    name: str
+    affinity: Affinity = NO_AFFINITY
+
+
+@dataclass(frozen=True, slots=True)
+class Rel:
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Scan(Rel):
+    """All rows of a base table (``table`` is the schema's spelling of its name)."""
+
+    table: str
+    out: tuple[OutColumn, ...]
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.out
+
+
+@dataclass(frozen=True, slots=True)
+class Values(Rel):
+    """Literal rows (``VALUES ...``, and ``SELECT`` without FROM is one empty row)."""
+
+    rows: tuple[tuple[Expr, ...], ...]
+    out: tuple[OutColumn, ...]
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.out
+
+
+@dataclass(frozen=True, slots=True)
+class Filter(Rel):
+    input: Rel
+    predicate: Expr
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.input.columns
+
+
+@dataclass(frozen=True, slots=True)
+class Project(Rel):
+    input: Rel
+    exprs: tuple[Expr, ...]
+    out: tuple[OutColumn, ...]
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.out
+
+
+@dataclass(frozen=True, slots=True)
+class Join(Rel):
+    """``kind`` is ``"INNER"`` (CROSS and comma joins too) or ``"LEFT"``."""
+
+    kind: str
+    left: Rel
+    right: Rel
+    condition: Expr | None = None
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.left.columns + self.right.columns
+
+
+@dataclass(frozen=True, slots=True)
+class AggCall:
+    """One aggregate: ``func`` in COUNT, SUM, TOTAL, AVG, MIN, MAX, GROUP_CONCAT.
+
+    ``arg`` is None for ``COUNT(*)``. ``func == "BARE"`` is a bare column next to
+    aggregates (``SELECT name, MAX(x)``): SQLite takes it from the row that gave
+    the single MIN/MAX of the query, otherwise from an arbitrary row of the group.
+    """
+
+    func: str
+    arg: Expr | None = None
+    distinct: bool = False
+    separator: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregate(Rel):
+    """GROUP BY ``keys`` (none: one group over all rows, even when empty)."""
+
+    input: Rel
+    keys: tuple[Expr, ...]
+    aggs: tuple[AggCall, ...]
+    out: tuple[OutColumn, ...]
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.out
+
+
+@dataclass(frozen=True, slots=True)
+class Distinct(Rel):
+    input: Rel
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.input.columns
+
+
+@dataclass(frozen=True, slots=True)
+class SetOp(Rel):
+    """``op`` is ``"UNION"``, ``"INTERSECT"`` or ``"EXCEPT"``; ``all`` only with UNION."""
+
+    op: str
+    all: bool
+    left: Rel
+    right: Rel
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.left.columns
+
+
+@dataclass(frozen=True, slots=True)
+class SortKey:
+    expr: Expr
+    descending: bool = False
+    nulls_first: bool | None = None  # None: SQLite's default (NULLs first ascending)
+
+
+@dataclass(frozen=True, slots=True)
+class Sort(Rel):
+    """ORDER BY ``keys`` then keep rows ``offset .. offset+limit-1`` (None: no bound).
+
+    Rows that tie on every key may come in any order: SQLite does not define it.
+    """
+
+    input: Rel
+    keys: tuple[SortKey, ...]
+    limit: int | None = None
+    offset: int = 0
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.input.columns
+
+
+def inputs(r: Rel) -> tuple[Rel, ...]:
+    if isinstance(r, Filter | Project | Aggregate | Distinct | Sort):
+        return (r.input,)
+    if isinstance(r, Join | SetOp):
+        return (r.left, r.right)
+    return ()

@@ -1,0 +1,94 @@
+"""Render closed IR expressions back to SQLite SQL.
+
+Used to let SQLite itself compute constant subexpressions (constant folding
+that is exact by construction) and LIMIT/OFFSET values. Expressions that read
+a row or a subquery are not closed and render as ``None``.
+"""
+
+from __future__ import annotations
+
+from spotit.ir import scalar as S
+from spotit.ir.types import Affinity
+
+_CAST_NAMES = {
+    Affinity.INTEGER: "INTEGER",
+    Affinity.REAL: "REAL",
+    Affinity.TEXT: "TEXT",
+    Affinity.NUMERIC: "NUMERIC",
+    Affinity.BLOB: "BLOB",
+}
+
+
+def sql_literal(v: int | float | str | None) -> str:
+    """A SQLite literal for a Python value (reals keep a decimal point or exponent)."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, int):
+        return str(v) if v >= 0 else f"({v})"
+    if isinstance(v, float):
+        if v != v:
+            return "NULL"
+        if v in (float("inf"), float("-inf")):
+            return "(9e999)" if v > 0 else "(-9e999)"
+        r = repr(v)
+        if "e" not in r and "." not in r:
+            r += ".0"
+        return r if v >= 0 else f"({r})"
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+def render_expr(e: S.Expr) -> str | None:
+    """SQL text for a closed expression, or None if it reads a row or a subquery."""
+    try:
+        return _render(e)
+    except _NotClosed:
+        return None
+
+
+class _NotClosed(Exception):
+    pass
+
+
+def _render(e: S.Expr) -> str:
+    r = _render
+    if isinstance(e, S.Const):
+        return sql_literal(e.value)
+    if isinstance(e, S.Negate):
+        return f"(- {r(e.operand)})"
+    if isinstance(e, S.Arith):
+        return f"({r(e.left)} {e.op} {r(e.right)})"
+    if isinstance(e, S.Concat):
+        return f"({r(e.left)} || {r(e.right)})"
+    if isinstance(e, S.Compare):
+        return f"({r(e.left)} {e.op} {r(e.right)})"
+    if isinstance(e, S.Is):
+        return f"({r(e.left)} IS {r(e.right)})"
+    if isinstance(e, S.IsNull):
+        return f"({r(e.operand)} IS NULL)"
+    if isinstance(e, S.And):
+        return f"({r(e.left)} AND {r(e.right)})"
+    if isinstance(e, S.Or):
+        return f"({r(e.left)} OR {r(e.right)})"
+    if isinstance(e, S.Not):
+        return f"(NOT {r(e.operand)})"
+    if isinstance(e, S.Like):
+        op = "GLOB" if e.glob else "LIKE"
+        esc = f" ESCAPE {r(e.escape)}" if e.escape is not None else ""
+        return f"({r(e.operand)} {op} {r(e.pattern)}{esc})"
+    if isinstance(e, S.Case):
+        whens = " ".join(f"WHEN {r(c)} THEN {r(v)}" for c, v in e.whens)
+        return f"(CASE {whens} ELSE {r(e.else_)} END)"
+    if isinstance(e, S.Cast):
+        return f"CAST({r(e.operand)} AS {_CAST_NAMES[e.target]})"
+    if isinstance(e, S.Call):
+        if e.name == "+":
+            return f"(+ {r(e.args[0])})"
+        if e.name in ("RANDOM", "RANDOMBLOB", "CHANGES", "LAST_INSERT_ROWID",
+                      "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP"):
+            raise _NotClosed  # not a function of its arguments
+        if any(isinstance(a, S.Const) and a.value == "now" for a in e.args):
+            raise _NotClosed  # 'now' is the evaluation instant, fixed elsewhere
+        return f"{e.name}({', '.join(r(a) for a in e.args)})"
+    raise _NotClosed

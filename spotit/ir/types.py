@@ -1,0 +1,123 @@
+"""SQLite's storage classes, type affinity, and the domains SpotIt gives columns.
+
+SQLite is dynamically typed: every value has a *storage class* (NULL, INTEGER,
+REAL, TEXT, BLOB) and every column and some expressions have an *affinity*
+that steers conversions in comparisons and on insertion
+(https://sqlite.org/datatype3.html). SpotIt keeps both apart: the encoder
+tracks which storage classes a value may take, the binder tracks affinities.
+
+The *domain* of a column is the set of values the symbolic database may put in
+it. SpotIt searches databases whose cells have the storage class the declared
+type suggests (an INTEGER column holds integers or NULL, a DATE column holds
+valid ``YYYY-MM-DD`` text or NULL, ...). "Equivalent within K" is always
+relative to these domains; see ``docs/semantics.md``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class StorageClass(Enum):
+    """The non-NULL storage classes SpotIt models (BLOB is not modelled)."""
+
+    INTEGER = "integer"
+    REAL = "real"
+    TEXT = "text"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self is not StorageClass.TEXT
+
+
+class Affinity(Enum):
+    """Column affinity (https://sqlite.org/datatype3.html#type_affinity).
+
+    ``BLOB`` is also what the docs call "no affinity": the affinity of literals
+    and of most expressions.
+    """
+
+    TEXT = "TEXT"
+    NUMERIC = "NUMERIC"
+    INTEGER = "INTEGER"
+    REAL = "REAL"
+    BLOB = "BLOB"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self in (Affinity.NUMERIC, Affinity.INTEGER, Affinity.REAL)
+
+
+NO_AFFINITY = Affinity.BLOB
+
+
+def affinity_of_declared_type(declared: str) -> Affinity:
+    """SQLite's five rules, in order, for the affinity of a declared column type."""
+    t = declared.upper()
+    if "INT" in t:
+        return Affinity.INTEGER
+    if "CHAR" in t or "CLOB" in t or "TEXT" in t:
+        return Affinity.TEXT
+    if "BLOB" in t or not t.strip():
+        return Affinity.BLOB
+    if "REAL" in t or "FLOA" in t or "DOUB" in t:
+        return Affinity.REAL
+    return Affinity.NUMERIC
+
+
+class Domain(Enum):
+    """What values a column of the symbolic database may hold (besides NULL)."""
+
+    INTEGER = "integer"  # 64-bit integers
+    REAL = "real"  # reals (modelled as rationals, see docs/semantics.md)
+    TEXT = "text"  # any string without NUL characters
+    DATE = "date"  # valid 'YYYY-MM-DD' text
+    DATETIME = "datetime"  # valid 'YYYY-MM-DD HH:MM:SS' text
+    NUMERIC = "numeric"  # an integer or a real (NUMERIC affinity columns)
+    ANY = "any"  # integer, real or text (columns declared without a type)
+
+    @property
+    def storage_classes(self) -> frozenset[StorageClass]:
+        return _DOMAIN_CLASSES[self]
+
+
+_DOMAIN_CLASSES = {
+    Domain.INTEGER: frozenset({StorageClass.INTEGER}),
+    Domain.REAL: frozenset({StorageClass.REAL}),
+    Domain.TEXT: frozenset({StorageClass.TEXT}),
+    Domain.DATE: frozenset({StorageClass.TEXT}),
+    Domain.DATETIME: frozenset({StorageClass.TEXT}),
+    Domain.NUMERIC: frozenset({StorageClass.INTEGER, StorageClass.REAL}),
+    Domain.ANY: frozenset({StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT}),
+}
+
+
+def domain_of_declared_type(declared: str) -> Domain:
+    """The domain SpotIt searches for a column with this declared type."""
+    t = declared.strip().upper()
+    base = t.split("(")[0].strip()
+    if base == "DATE":
+        return Domain.DATE
+    if base in ("DATETIME", "TIMESTAMP"):
+        return Domain.DATETIME
+    affinity = affinity_of_declared_type(declared)
+    if affinity is Affinity.INTEGER:
+        return Domain.INTEGER
+    if affinity is Affinity.REAL:
+        return Domain.REAL
+    if affinity is Affinity.TEXT:
+        return Domain.TEXT
+    if affinity is Affinity.BLOB:
+        return Domain.ANY
+    if base in ("NUMBER",):  # Spider's tables.json spelling of "integer or real"
+        return Domain.NUMERIC
+    if base in ("BOOLEAN", "BOOL"):
+        return Domain.INTEGER
+    if base == "TIME":
+        return Domain.TEXT
+    return Domain.NUMERIC
+
+
+# INT64 bounds: SQLite integers are 64-bit; the symbolic database respects them.
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1

@@ -1,0 +1,375 @@
+"""One check, end to end: parse, bind, bounded search k = 1..K, validate, shrink.
+
+For each bound k the two plans are encoded over a fresh symbolic database of
+at most k rows per table, and the solver is asked for a database on which
+the results differ. UNSAT proves bound k; a model is decoded into a concrete
+database and run on SQLite: confirmed differences are counterexamples (then
+made smaller and more readable), unconfirmed ones are recorded as
+``spurious`` and the search goes on. ``equivalent`` needs every bound proven.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pysmt.environment import reset_env
+from pysmt.typing import BOOL
+
+from spotit import encodings  # noqa: F401  (registers every encoding)
+from spotit.encodings.builder import Builder
+from spotit.encodings.database import SymbolicDatabase
+from spotit.encodings.encoder import Encoder, EncoderOptions
+from spotit.encodings.equivalence import Semantics, differ
+from spotit.errors import BudgetExceeded, SpotItError, Unsupported
+from spotit.frontend.binder import bind
+from spotit.frontend.parser import parse
+from spotit.ir.relational import Rel
+from spotit.schema import Schema, load_schema
+from spotit.smt.printer import SmtLibWriter
+from spotit.solvers import get_solver
+from spotit.solvers.base import Session, Status
+from spotit.validate import Validation, column_names, validate
+from spotit.verdict import BoundStat, CheckResult, Verdict
+
+DEFAULT_BOUND = 5
+DEFAULT_TIMEOUT = 60.0
+SPURIOUS_RETRIES = 2
+DETERMINISTIC = "deterministic!"
+
+
+@dataclass
+class CheckOptions:
+    bound: int = DEFAULT_BOUND
+    solver: str = "z3"
+    semantics: Semantics = Semantics.SET
+    timeout: float | None = DEFAULT_TIMEOUT
+    now: datetime = field(default_factory=lambda: datetime(2026, 1, 1, 12, 0, 0))
+    minimize: bool = True
+    max_nodes: int = 2_000_000
+
+
+def check(
+    schema: Schema | str | Path,
+    gold: str,
+    pred: str,
+    *,
+    bound: int = DEFAULT_BOUND,
+    solver: str = "z3",
+    semantics: str | Semantics = "set",
+    timeout: float | None = DEFAULT_TIMEOUT,
+    db_id: str | None = None,
+    now: datetime | None = None,
+    minimize: bool = True,
+) -> CheckResult:
+    """Are ``gold`` and ``pred`` equivalent on every database of at most ``bound`` rows
+    per table? Never raises for bad input: problems become the verdict's reason.
+
+    Example:
+        >>> r = check("CREATE TABLE t(a INTEGER);", "SELECT a FROM t WHERE a > 1",
+        ...           "SELECT a FROM t WHERE a >= 1", bound=2)
+        >>> r.verdict.value, r.cex_bound
+        ('not_equivalent', 1)
+    """
+    opts = CheckOptions(
+        bound=bound, solver=solver,
+        semantics=semantics if isinstance(semantics, Semantics) else Semantics(semantics),
+        timeout=timeout, minimize=minimize,
+    )
+    if now is not None:
+        opts.now = now
+    start = time.monotonic()
+    try:
+        sch = coerce_schema(schema, db_id)
+    except SpotItError as e:
+        return _fail(opts, Verdict.ERROR, f"schema: {e}", start)
+    return Checker(sch, opts).run(gold, pred, start)
+
+
+def coerce_schema(schema: Schema | str | Path, db_id: str | None = None) -> Schema:
+    """A Schema from a Schema, a path, or DDL text."""
+    from spotit.schema import schema_from_ddl
+
+    if isinstance(schema, Schema):
+        return schema
+    text = str(schema)
+    if "\n" not in text and len(text) < 4096 and Path(text).exists():
+        return load_schema(text, db_id)
+    if "create" in text.lower():
+        return schema_from_ddl(text)
+    return load_schema(text, db_id)
+
+
+def _fail(opts: CheckOptions, verdict: Verdict, reason: str, start: float) -> CheckResult:
+    return CheckResult(verdict, opts.bound, opts.solver, opts.semantics.value,
+                       seconds=time.monotonic() - start, reason=reason)
+
+
+class Checker:
+    def __init__(self, schema: Schema, opts: CheckOptions):
+        self.schema = schema
+        self.opts = opts
+
+    # ------------------------------------------------------------------ front end
+
+    def plan(self, sql: str, who: str) -> Rel:
+        """Parse and bind one query; SQLite must accept it on the schema first."""
+        conn = self.schema.create_database()
+        try:
+            conn.execute("EXPLAIN " + sql)
+        except sqlite3.Warning as e:
+            raise SpotItError(f"SQLite rejects it: {e}", source=who) from None
+        except sqlite3.Error as e:
+            raise SpotItError(f"SQLite rejects it: {e}", source=who) from None
+        finally:
+            conn.close()
+        try:
+            return bind(parse(sql), self.schema)
+        except SpotItError as e:
+            raise e.located(who) from None
+
+    # ------------------------------------------------------------------ search
+
+    def run(self, gold: str, pred: str, start: float) -> CheckResult:
+        opts = self.opts
+        self.gold_sql, self.pred_sql = gold, pred
+        deadline = start + opts.timeout if opts.timeout else None
+        result = CheckResult(Verdict.ERROR, opts.bound, opts.solver, opts.semantics.value)
+        try:
+            gold_plan = self.plan(gold, "gold")
+            pred_plan = self.plan(pred, "pred")
+            solver = get_solver(opts.solver)
+        except Unsupported as e:
+            return self._done(result, Verdict.UNSUPPORTED, str(e), start)
+        except SpotItError as e:
+            return self._done(result, Verdict.ERROR, str(e), start)
+        if gold_plan == pred_plan:
+            result.proven_bound = opts.bound
+            return self._done(result, Verdict.EQUIVALENT,
+                              "the two queries have the same plan", start)
+        for k in range(1, opts.bound + 1):
+            try:
+                outcome = self._bound(k, gold_plan, pred_plan, gold, pred, solver, deadline,
+                                      result)
+            except Unsupported as e:
+                return self._done(result, Verdict.UNSUPPORTED, str(e), start)
+            except BudgetExceeded as e:
+                return self._done(result, Verdict.TIMEOUT, str(e), start)
+            except SpotItError as e:
+                return self._done(result, Verdict.ERROR, str(e), start)
+            except MemoryError:
+                return self._done(result, Verdict.ERROR, f"out of memory at bound {k}", start)
+            if outcome is not None:
+                return self._done(result, outcome[0], outcome[1], start)
+            result.proven_bound = k if not result.spurious else result.proven_bound
+        if result.spurious:
+            last = result.spurious[-1]
+            return self._done(result, Verdict.SPURIOUS,
+                              f"no confirmed counterexample within {opts.bound} rows; "
+                              f"candidate at k={last['k']} not confirmed: {last['note']}", start)
+        return self._done(result, Verdict.EQUIVALENT,
+                          f"no difference on any database of at most {opts.bound} rows "
+                          "per table", start)
+
+    def _done(self, result: CheckResult, verdict: Verdict, reason: str, start: float
+              ) -> CheckResult:
+        result.verdict = verdict
+        result.reason = reason
+        result.seconds = time.monotonic() - start
+        return result
+
+    def _remaining(self, deadline: float | None) -> float | None:
+        if deadline is None:
+            return None
+        return max(0.05, deadline - time.monotonic())
+
+    def encode(self, k: int, gold_plan: Rel, pred_plan: Rel):
+        """The formula for bound k: (encoder, assertions)."""
+        reset_env()  # a fresh pysmt environment: formulas of earlier bounds are dropped
+        b = Builder()
+        db = SymbolicDatabase(self.schema, k, b)
+        enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes))
+        r1 = enc.rel(gold_plan)
+        r2 = enc.rel(pred_plan)
+        diff = differ(b, r1, r2, self.opts.semantics)
+        assertions = [*db.constraints(), *enc.side, diff]
+        det = b.and_(enc.determinism)
+        enc.two_phase = not det.is_true()
+        if enc.two_phase:
+            # DETERMINISTIC => no tie, bare column or first-row choice can matter
+            assertions.append(b.implies(b.sym(DETERMINISTIC, BOOL), det))
+        return enc, assertions
+
+    def _bound(self, k, gold_plan, pred_plan, gold, pred, solver, deadline, result
+               ) -> tuple[Verdict, str] | None:
+        t0 = time.monotonic()
+        enc, assertions = self.encode(k, gold_plan, pred_plan)
+        writer = SmtLibWriter()
+        script = writer.script(assertions)
+        t1 = time.monotonic()
+        result.approximations = sorted(set(result.approximations) | enc.approximations)
+        if deadline is not None and time.monotonic() > deadline:
+            result.per_bound.append(BoundStat(k, "timeout", 0.0, 0, t1 - t0))
+            return Verdict.TIMEOUT, self._timeout_reason(k, result)
+        session = solver.open(script)
+        try:
+            res = None
+            if enc.two_phase:
+                # First a database on which SQLite's arbitrary choices cannot matter.
+                res = session.check(timeout=self._remaining(deadline),
+                                    assumptions=[(DETERMINISTIC, True)])
+                if res.status is Status.UNSAT:
+                    res = None
+            if res is None:
+                res = session.check(timeout=self._remaining(deadline))
+            result.per_bound.append(BoundStat(k, res.status.value, res.seconds,
+                                              len(assertions) and _size(assertions), t1 - t0))
+            if res.status is Status.UNSAT:
+                return None
+            if res.status is Status.TIMEOUT:
+                return Verdict.TIMEOUT, self._timeout_reason(k, result)
+            if res.status in (Status.UNKNOWN, Status.ERROR):
+                verdict = Verdict.TIMEOUT if res.status is Status.UNKNOWN else Verdict.ERROR
+                return verdict, f"solver {solver.name} at k={k}: {res.status.value}: {res.reason}"
+            return self._on_model(k, enc, writer, session, res.model or {}, gold, pred,
+                                  deadline, result)
+        finally:
+            session.close()
+
+    def _timeout_reason(self, k: int, result: CheckResult) -> str:
+        proven = result.proven_bound
+        done = f"proven equivalent up to k={proven}; " if proven else ""
+        return f"{done}time limit reached at k={k}"
+
+    def _on_model(self, k, enc: Encoder, writer: SmtLibWriter, session: Session,
+                  model: dict, gold, pred, deadline, result) -> tuple[Verdict, str] | None:
+        db = enc.db
+        for attempt in range(SPURIOUS_RETRIES + 1):
+            rows = db.decode(model)
+            v = validate(self.schema, rows, gold, pred, self.opts.semantics)
+            if v.confirmed:
+                if self.opts.minimize:
+                    rows, v = self._shrink(enc, writer, session, rows, v, gold, pred, deadline)
+                self._record_cex(result, k, rows, v)
+                return Verdict.NOT_EQUIVALENT, (
+                    f"counterexample with at most {k} row{'s' if k > 1 else ''} per table, "
+                    "confirmed by SQLite"
+                )
+            result.spurious.append({"k": k, "note": v.note, "database": _rows_json(
+                self.schema, rows), "gold_result": v.gold_rows, "pred_result": v.pred_rows})
+            if attempt == SPURIOUS_RETRIES or _out_of_time(deadline):
+                break
+            writer.push()
+            session.push()
+            session.add(writer.commands([_block(db, model)]))
+            res = session.check(timeout=self._remaining(deadline))
+            if res.status is not Status.SAT:
+                break
+            model = res.model or {}
+        return None
+
+    # ------------------------------------------------------------------ shrinking
+
+    def _shrink(self, enc: Encoder, writer: SmtLibWriter, session: Session, rows,
+                v: Validation, gold, pred, deadline):
+        """Fewer rows first, then small readable values; each step re-validated."""
+        from spotit.encodings.readability import nice_value_constraints
+
+        b = enc.b
+        db = enc.db
+        best_rows, best_v = rows, v
+
+        def attempt(constraint) -> bool:
+            nonlocal best_rows, best_v
+            if _out_of_time(deadline):
+                return False
+            writer.push()
+            session.push()
+            session.add(writer.commands([constraint]))
+            res = session.check(timeout=min(5.0, self._remaining(deadline) or 5.0))
+            if res.status is Status.SAT:
+                new_rows = db.decode(res.model or {})
+                nv = validate(self.schema, new_rows, gold, pred, self.opts.semantics)
+                if nv.confirmed:
+                    best_rows, best_v = new_rows, nv
+                    return True  # keep the constraint (scope stays pushed)
+            session.pop()
+            writer.pop()
+            return False
+
+        # 1. drop rows, last rows of each table first
+        for t in db.used_tables():
+            for r in reversed(range(db.k)):
+                if len(best_rows.get(t.name, ())) <= r:
+                    continue
+                attempt(b.not_(db.present(t.name, r)))
+        # 2. small values, short printable strings, literals of the queries
+        for strength in ("tiny", "small", "medium"):
+            c = nice_value_constraints(enc, strength)
+            if c is not None and attempt(c):
+                break
+        return best_rows, best_v
+
+    def _record_cex(self, result: CheckResult, k: int, rows, v: Validation) -> None:
+        result.cex_bound = k
+        relevant = {t: r for t, r in rows.items()}
+        result.counterexample = _rows_json(self.schema, relevant)
+        result.counterexample_columns = {
+            t: [c.name for c in self.schema.require_table(t).columns] for t in relevant
+        }
+        result.gold_result = v.gold_rows
+        result.pred_result = v.pred_rows
+        result.gold_columns = column_names(self.schema, self.gold_sql)
+        result.pred_columns = column_names(self.schema, self.pred_sql)
+        result.cex_rows = relevant
+
+
+def _rows_json(schema: Schema, rows) -> dict[str, list[dict[str, Any]]]:
+    out = {}
+    for t, trows in rows.items():
+        cols = [c.name for c in schema.require_table(t).columns]
+        out[t] = [dict(zip(cols, r, strict=True)) for r in trows]
+    return out
+
+
+def _block(db: SymbolicDatabase, model: dict):
+    """Not this database again (presence flags and every cell the encoding read)."""
+    b = db.b
+    same = []
+    for t in db.used_tables():
+        for r in range(db.k):
+            p = db.present(t.name, r)
+            same.append(b.iff(p, b.bool(bool(model.get(p.symbol_name(), False)))))
+    for _key, symbols in db.cell_symbols():
+        for sym in symbols.values():
+            name = sym.symbol_name()
+            if name in model:
+                same.append(b.eq(sym, _const_of(b, sym, model[name])))
+    return b.not_(b.and_(same))
+
+
+def _const_of(b: Builder, sym, value):
+    from pysmt.typing import BOOL, INT, REAL
+
+    t = sym.get_type()
+    if t is BOOL:
+        return b.bool(bool(value))
+    if t is INT:
+        return b.int(int(value))
+    if t is REAL:
+        return b.real(value)
+    return b.str(str(value))
+
+
+def _size(assertions) -> int:
+    from spotit.smt.printer import formula_size
+
+    return formula_size(assertions)
+
+
+def _out_of_time(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() > deadline

@@ -1,0 +1,91 @@
+"""Human-readable output of a check: verdict, counterexample tables, both results,
+and a SQLite script that rebuilds the counterexample database."""
+
+from __future__ import annotations
+
+from spotit.ir.render import sql_literal
+from spotit.schema import Schema
+from spotit.verdict import CheckResult, Verdict
+
+
+def format_table(columns: list[str], rows: list, *, indent: str = "  ") -> str:
+    """A small boxed text table; NULL shows as NULL, text is quoted."""
+    cells = [[_cell(v) for v in r] for r in rows]
+    widths = [len(c) for c in columns]
+    for r in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, r, strict=False)]
+    line = indent + "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    head = indent + "|" + "|".join(f" {c:<{w}} " for c, w in zip(columns, widths, strict=True))
+    head += "|"
+    body = [indent + "|" + "|".join(f" {c:<{w}} " for c, w in zip(r, widths, strict=False)) + "|"
+            for r in cells]
+    if not cells:
+        return "\n".join([line, head, line, indent + "  (no rows)"])
+    return "\n".join([line, head, line, *body, line])
+
+
+def _cell(v) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def _result_table(rows: list[tuple] | None, columns: list[str] | None) -> str:
+    if rows is None:
+        return "  (not run)"
+    width = max((len(r) for r in rows), default=len(columns or ()) or 1)
+    names = list(columns or ())[:width]
+    names += [f"column{i + 1}" for i in range(len(names), width)]
+    return format_table(names, rows)
+
+
+def sql_script(schema: Schema, rows: dict[str, list[tuple]]) -> str:
+    """CREATE TABLE statements and INSERTs that rebuild the database in SQLite."""
+    out = [schema.ddl.strip()]
+    for table, trows in rows.items():
+        t = schema.require_table(table)
+        cols = ", ".join('"' + c.name.replace('"', '""') + '"' for c in t.columns)
+        for r in trows:
+            vals = ", ".join(sql_literal(v) for v in r)
+            out.append(f'INSERT INTO "{t.name}" ({cols}) VALUES ({vals});')
+    return "\n".join(out) + "\n"
+
+
+def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str = "",
+                  pred: str = "") -> str:
+    head = (f"verdict: {res.verdict.value}  (bound {res.bound}, {res.solver}, "
+            f"{res.semantics} semantics, {res.seconds:.2f} s)")
+    lines = [head]
+    if res.reason:
+        lines.append(f"reason: {res.reason}")
+    if res.approximations and res.verdict in (Verdict.SPURIOUS, Verdict.NOT_EQUIVALENT):
+        lines.append("over-approximated: " + ", ".join(res.approximations))
+    if res.verdict is Verdict.NOT_EQUIVALENT and res.counterexample is not None:
+        lines.append("")
+        lines.append(f"counterexample database (k = {res.cex_bound}):")
+        for table, rows in res.counterexample.items():
+            cols = (res.counterexample_columns or {}).get(table) or (
+                list(rows[0].keys()) if rows else [])
+            lines.append(f"  table {table}:")
+            lines.append(format_table(cols, [list(r.values()) for r in rows], indent="    "))
+        lines.append("")
+        lines.append(f"gold result ({_count(res.gold_result)}):")
+        lines.append(_result_table(res.gold_result, res.gold_columns))
+        lines.append(f"predicted result ({_count(res.pred_result)}):")
+        lines.append(_result_table(res.pred_result, res.pred_columns))
+        if schema is not None and res.cex_rows is not None:
+            lines.append("")
+            lines.append("-- SQLite script that rebuilds it:")
+            lines.append(sql_script(schema, res.cex_rows).rstrip())
+    if res.verdict is Verdict.SPURIOUS and res.spurious:
+        s = res.spurious[-1]
+        lines.append(f"unconfirmed candidate (k = {s['k']}): {s['note']}")
+    return "\n".join(lines)
+
+
+def _count(rows) -> str:
+    if rows is None:
+        return "not run"
+    return f"{len(rows)} row{'s' if len(rows) != 1 else ''}"

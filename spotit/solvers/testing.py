@@ -1,0 +1,17 @@
+"""Test helpers for code that needs a solver backend."""
+
+from __future__ import annotations
+
+import pytest
+
+from spotit.solvers import available_solvers
+
+
+def requires_solver(name: str) -> pytest.MarkDecorator:
+    """Skip the test (or class) unless the backend ``name`` is installed.
+
+    Example: ``@requires_solver("cvc5")``.
+    """
+    return pytest.mark.skipif(
+        name not in available_solvers(), reason=f"solver {name!r} is not installed"
+    )

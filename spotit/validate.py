@@ -1,0 +1,102 @@
+"""Run queries on a concrete database in real SQLite and compare results as BIRD does.
+
+A counterexample is only reported once SQLite confirms it. Because SQLite
+leaves the order of tied or unordered rows undefined, the database is loaded
+twice (rows inserted in the found order, and reversed with
+``PRAGMA reverse_unordered_selects``) and the results must differ in every
+combination: a difference that depends on the order SQLite happens to pick is
+not a counterexample.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+
+from spotit.encodings.equivalence import Semantics
+from spotit.schema import Schema
+
+Rows = dict[str, list[tuple]]
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def build_database(schema: Schema, rows: Rows, *, reverse: bool = False,
+                   path: str = ":memory:") -> sqlite3.Connection:
+    """A SQLite database with ``schema`` and ``rows`` (insertion reversed if asked)."""
+    conn = schema.create_database(path)
+    for table, trows in rows.items():
+        t = schema.require_table(table)
+        cols = ", ".join(_q(c.name) for c in t.columns)
+        marks = ", ".join("?" for _ in t.columns)
+        seq = list(reversed(trows)) if reverse else trows
+        conn.executemany(f"INSERT INTO {_q(t.name)} ({cols}) VALUES ({marks})", seq)
+    conn.commit()
+    if reverse:
+        conn.execute("PRAGMA reverse_unordered_selects = ON")
+    return conn
+
+
+def run_query(conn: sqlite3.Connection, sql: str) -> list[tuple] | str:
+    """The rows of ``sql``, or the error message SQLite raised."""
+    try:
+        return conn.execute(sql).fetchall()
+    except (sqlite3.Error, OverflowError) as e:
+        return f"{type(e).__name__}: {e}"
+
+
+def column_names(schema: Schema, sql: str) -> list[str]:
+    """The result column names SQLite gives ``sql`` (empty if it does not prepare)."""
+    conn = schema.create_database()
+    try:
+        cur = conn.execute(sql)
+        return [d[0] for d in cur.description or ()]
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+
+
+def results_differ(a: list[tuple], b: list[tuple], semantics: Semantics) -> bool:
+    if semantics is Semantics.SET:
+        return set(a) != set(b)
+    if semantics is Semantics.BAG:
+        return Counter(a) != Counter(b)
+    return list(a) != list(b)
+
+
+@dataclass
+class Validation:
+    confirmed: bool
+    gold_rows: list[tuple] | None
+    pred_rows: list[tuple] | None
+    note: str = ""
+
+
+def validate(schema: Schema, rows: Rows, gold: str, pred: str, semantics: Semantics
+             ) -> Validation:
+    """Do ``gold`` and ``pred`` differ on this database, whatever order SQLite picks?"""
+    runs = []
+    for reverse in (False, True):
+        conn = build_database(schema, rows, reverse=reverse)
+        try:
+            runs.append((run_query(conn, gold), run_query(conn, pred)))
+        finally:
+            conn.close()
+    g0, p0 = runs[0]
+    for g, p in runs:
+        for res, who in ((g, "gold"), (p, "pred")):
+            if isinstance(res, str):
+                return Validation(False, None, None, f"{who} query failed on SQLite: {res}")
+    golds = [g for g, _ in runs]
+    preds = [p for _, p in runs]
+    differ_all = all(results_differ(g, p, semantics) for g in golds for p in preds)
+    if differ_all:
+        return Validation(True, g0, p0)
+    differ_some = any(results_differ(g, p, semantics) for g, p in runs)
+    note = ("the results differ only for some orders of tied or unordered rows"
+            if differ_some else "SQLite gives equal results on this database")
+    return Validation(False, g0, p0, note)

@@ -1,0 +1,70 @@
+"""Verdicts and the result of one check.
+
+The verdicts are ordered by how they combine: a validated counterexample at
+any bound decides ``not_equivalent``; ``equivalent`` (within K) holds only
+when every bound 1..K was proven UNSAT and nothing else happened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Verdict(Enum):
+    NOT_EQUIVALENT = "not_equivalent"
+    EQUIVALENT = "equivalent"
+    SPURIOUS = "spurious"
+    TIMEOUT = "timeout"
+    UNSUPPORTED = "unsupported"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class BoundStat:
+    """What happened at one bound k."""
+
+    k: int
+    status: str  # sat / unsat / unknown / timeout / error
+    seconds: float
+    formula_nodes: int = 0
+    encode_seconds: float = 0.0
+
+
+@dataclass
+class CheckResult:
+    verdict: Verdict
+    bound: int
+    solver: str
+    semantics: str
+    seconds: float = 0.0
+    reason: str = ""
+    proven_bound: int = 0
+    cex_bound: int | None = None
+    counterexample: dict[str, list[dict[str, Any]]] | None = None
+    counterexample_columns: dict[str, list[str]] | None = None
+    gold_result: list[tuple] | None = None
+    pred_result: list[tuple] | None = None
+    gold_columns: list[str] | None = None
+    pred_columns: list[str] | None = None
+    per_bound: list[BoundStat] = field(default_factory=list)
+    approximations: list[str] = field(default_factory=list)
+    spurious: list[dict[str, Any]] = field(default_factory=list)
+    cex_rows: dict[str, list[tuple]] | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("cex_rows")
+        d["verdict"] = self.verdict.value
+        for key in ("gold_result", "pred_result"):
+            if d[key] is not None:
+                d[key] = [list(r) for r in d[key]]
+        return d
+
+    @property
+    def equivalent(self) -> bool:
+        return self.verdict is Verdict.EQUIVALENT
