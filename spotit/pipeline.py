@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,10 @@ from spotit.encodings.encoder import Encoder, EncoderOptions
 from spotit.encodings.equivalence import Semantics, differ
 from spotit.errors import BudgetExceeded, SpotItError, Unsupported
 from spotit.frontend.binder import bind
+from spotit.frontend.now import pin_now
 from spotit.frontend.parser import parse
 from spotit.ir.relational import Rel
+from spotit.probe import DEFAULT_MAX_ROWS, DEFAULT_TRIALS, ProbeResult, probe
 from spotit.schema import Schema, load_schema
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
@@ -39,7 +41,7 @@ from spotit.verdict import BoundStat, CheckResult, Verdict
 DEFAULT_BOUND = 5
 DEFAULT_TIMEOUT = 60.0
 SPURIOUS_RETRIES = 2
-DETERMINISTIC = "deterministic!"
+PREFERRED = "preferred!"
 
 
 @dataclass
@@ -48,9 +50,15 @@ class CheckOptions:
     solver: str = "z3"
     semantics: Semantics = Semantics.SET
     timeout: float | None = DEFAULT_TIMEOUT
-    now: datetime = field(default_factory=lambda: datetime(2026, 1, 1, 12, 0, 0))
+    now: datetime = field(default_factory=lambda: current_instant())
     minimize: bool = True
     max_nodes: int = 2_000_000
+    probe_trials: int = DEFAULT_TRIALS  # random databases tried before the solver (0: none)
+
+
+def current_instant() -> datetime:
+    """The default evaluation instant: the current UTC time, in whole seconds."""
+    return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
 
 
 def check(
@@ -65,6 +73,7 @@ def check(
     db_id: str | None = None,
     now: datetime | None = None,
     minimize: bool = True,
+    probe_trials: int = DEFAULT_TRIALS,
 ) -> CheckResult:
     """Are ``gold`` and ``pred`` equivalent on every database of at most ``bound`` rows
     per table? Never raises for bad input: problems become the verdict's reason.
@@ -78,7 +87,7 @@ def check(
     opts = CheckOptions(
         bound=bound, solver=solver,
         semantics=semantics if isinstance(semantics, Semantics) else Semantics(semantics),
-        timeout=timeout, minimize=minimize,
+        timeout=timeout, minimize=minimize, probe_trials=probe_trials,
     )
     if now is not None:
         opts.now = now
@@ -116,17 +125,18 @@ class Checker:
 
     # ------------------------------------------------------------------ front end
 
-    def plan(self, sql: str, who: str) -> Rel:
-        """Parse and bind one query; SQLite must accept it on the schema first."""
+    def accepted(self, sql: str, who: str) -> None:
+        """SQLite must accept the query on the schema before anything else."""
         conn = self.schema.create_database()
         try:
             conn.execute("EXPLAIN " + sql)
-        except sqlite3.Warning as e:
-            raise SpotItError(f"SQLite rejects it: {e}", source=who) from None
-        except sqlite3.Error as e:
+        except (sqlite3.Error, sqlite3.Warning) as e:
             raise SpotItError(f"SQLite rejects it: {e}", source=who) from None
         finally:
             conn.close()
+
+    def plan(self, sql: str, who: str) -> Rel:
+        """Parse and bind one query into the IR."""
         try:
             return bind(parse(sql), self.schema)
         except SpotItError as e:
@@ -137,13 +147,27 @@ class Checker:
     def run(self, gold: str, pred: str, start: float) -> CheckResult:
         opts = self.opts
         self.gold_sql, self.pred_sql = gold, pred
+        # what runs on SQLite: 'now' pinned to the instant the encoding uses
+        self.gold_run = pin_now(gold, opts.now)
+        self.pred_run = pin_now(pred, opts.now)
         deadline = start + opts.timeout if opts.timeout else None
-        result = CheckResult(Verdict.ERROR, opts.bound, opts.solver, opts.semantics.value)
+        result = CheckResult(Verdict.ERROR, opts.bound, opts.solver, opts.semantics.value,
+                         now=opts.now.strftime("%Y-%m-%d %H:%M:%S"))
+        try:
+            self.accepted(gold, "gold")
+            self.accepted(pred, "pred")
+            solver = get_solver(opts.solver)
+        except SpotItError as e:
+            return self._done(result, Verdict.ERROR, str(e), start)
         try:
             gold_plan = self.plan(gold, "gold")
             pred_plan = self.plan(pred, "pred")
-            solver = get_solver(opts.solver)
         except Unsupported as e:
+            found = self._probe()
+            if found is not None:
+                return self._probe_verdict(result, found, f"; the queries are outside the "
+                                           f"fragment SpotIt can prove things about: {e}",
+                                           start)
             return self._done(result, Verdict.UNSUPPORTED, str(e), start)
         except SpotItError as e:
             return self._done(result, Verdict.ERROR, str(e), start)
@@ -151,29 +175,72 @@ class Checker:
             result.proven_bound = opts.bound
             return self._done(result, Verdict.EQUIVALENT,
                               "the two queries have the same plan", start)
-        for k in range(1, opts.bound + 1):
+        # Random small databases first: most differences show up at once. The solver
+        # then only has to look for a smaller counterexample (or prove there is none).
+        found = self._probe()
+        top = opts.bound if found is None else min(opts.bound, _rows_per_table(found.rows) - 1)
+        for k in range(1, top + 1):
             try:
                 outcome = self._bound(k, gold_plan, pred_plan, gold, pred, solver, deadline,
                                       result)
             except Unsupported as e:
-                return self._done(result, Verdict.UNSUPPORTED, str(e), start)
+                outcome = Verdict.UNSUPPORTED, str(e)
             except BudgetExceeded as e:
-                return self._done(result, Verdict.TIMEOUT, str(e), start)
+                outcome = Verdict.TIMEOUT, str(e)
             except SpotItError as e:
-                return self._done(result, Verdict.ERROR, str(e), start)
+                outcome = Verdict.ERROR, str(e)
             except MemoryError:
-                return self._done(result, Verdict.ERROR, f"out of memory at bound {k}", start)
+                outcome = Verdict.ERROR, f"out of memory at bound {k}"
+            except RecursionError:
+                outcome = Verdict.ERROR, f"query too deeply nested to encode at bound {k}"
+            except Exception as e:  # an internal bug must cost this pair only
+                outcome = (Verdict.ERROR,
+                           f"internal error at bound {k}: {type(e).__name__}: {e}")
             if outcome is not None:
+                if found is not None and outcome[0] is not Verdict.NOT_EQUIVALENT:
+                    return self._probe_verdict(result, found, f"; the solver could not rule "
+                                               f"out a smaller one: {outcome[1]}", start)
                 return self._done(result, outcome[0], outcome[1], start)
             result.proven_bound = k if not result.spurious else result.proven_bound
+        if found is not None:
+            smaller = (f"; no counterexample has fewer rows (proven up to k={top})"
+                       if top and result.proven_bound == top else "")
+            return self._probe_verdict(result, found, smaller, start)
         if result.spurious:
             last = result.spurious[-1]
-            return self._done(result, Verdict.SPURIOUS,
-                              f"no confirmed counterexample within {opts.bound} rows; "
-                              f"candidate at k={last['k']} not confirmed: {last['note']}", start)
+            if all(s["tie_only"] for s in result.spurious):
+                reason = (f"no difference on any database of at most {opts.bound} rows per "
+                          "table where SQLite's arbitrary choices (ties under ORDER BY ... "
+                          "LIMIT, bare columns, the first row of a scalar subquery) cannot "
+                          "matter; with such choices the results can differ, but no difference "
+                          "was confirmed on SQLite")
+            else:
+                reason = (f"no confirmed counterexample within {opts.bound} rows; candidate "
+                          f"at k={last['k']} not confirmed: {last['note']}")
+            return self._done(result, Verdict.SPURIOUS, reason, start)
         return self._done(result, Verdict.EQUIVALENT,
                           f"no difference on any database of at most {opts.bound} rows "
                           "per table", start)
+
+    def _probe(self) -> ProbeResult | None:
+        """A counterexample among random databases of at most min(K, 3) rows per table."""
+        if not self.opts.probe_trials:
+            return None
+        try:
+            return probe(self.schema, self.gold_run, self.pred_run, self.opts.semantics,
+                         trials=self.opts.probe_trials,
+                         max_rows=min(self.opts.bound, DEFAULT_MAX_ROWS))
+        except (sqlite3.Error, SpotItError, RecursionError, MemoryError):
+            return None  # the probe is only a shortcut: the solver search still runs
+
+    def _probe_verdict(self, result: CheckResult, found: ProbeResult, note: str,
+                       start: float) -> CheckResult:
+        k = _rows_per_table(found.rows)
+        self._record_cex(result, k, found.rows, found.validation)
+        result.cex_found_by = "random search"
+        return self._done(result, Verdict.NOT_EQUIVALENT, (
+            f"counterexample with at most {k} row{'s' if k != 1 else ''} per table, found "
+            f"by random search and confirmed by SQLite{note}"), start)
 
     def _done(self, result: CheckResult, verdict: Verdict, reason: str, start: float
               ) -> CheckResult:
@@ -196,12 +263,17 @@ class Checker:
         r1 = enc.rel(gold_plan)
         r2 = enc.rel(pred_plan)
         diff = differ(b, r1, r2, self.opts.semantics)
-        assertions = [*db.constraints(), *enc.side, diff]
+        core = [*db.constraints(), *enc.side, diff]
+        assertions = [*core, *enc.used_definitions(core)]
         det = b.and_(enc.determinism)
-        enc.two_phase = not det.is_true()
+        exact = b.and_(enc.exactness)
+        preferred = b.and_(det, exact)
+        enc.two_phase = not preferred.is_true()
+        enc.only_ties = exact.is_true()
         if enc.two_phase:
-            # DETERMINISTIC => no tie, bare column or first-row choice can matter
-            assertions.append(b.implies(b.sym(DETERMINISTIC, BOOL), det))
+            # PREFERRED => no tie, bare column or first-row choice can matter, and every
+            # over-approximated operation is in the range where it is exact
+            assertions.append(b.implies(b.sym(PREFERRED, BOOL), preferred))
         return enc, assertions
 
     def _bound(self, k, gold_plan, pred_plan, gold, pred, solver, deadline, result
@@ -218,12 +290,15 @@ class Checker:
         session = solver.open(script)
         try:
             res = None
+            self.tie_only = False
             if enc.two_phase:
                 # First a database on which SQLite's arbitrary choices cannot matter.
                 res = session.check(timeout=self._remaining(deadline),
-                                    assumptions=[(DETERMINISTIC, True)])
+                                    assumptions=[(PREFERRED, True)])
                 if res.status is Status.UNSAT:
                     res = None
+                    # any difference at this k needs a tie (or an approximated operation)
+                    self.tie_only = enc.only_ties
             if res is None:
                 res = session.check(timeout=self._remaining(deadline))
             result.per_bound.append(BoundStat(k, res.status.value, res.seconds,
@@ -250,16 +325,18 @@ class Checker:
         db = enc.db
         for attempt in range(SPURIOUS_RETRIES + 1):
             rows = db.decode(model)
-            v = validate(self.schema, rows, gold, pred, self.opts.semantics)
+            v = validate(self.schema, rows, self.gold_run, self.pred_run, self.opts.semantics)
             if v.confirmed:
                 if self.opts.minimize:
                     rows, v = self._shrink(enc, writer, session, rows, v, gold, pred, deadline)
                 self._record_cex(result, k, rows, v)
+                result.cex_found_by = "solver"
                 return Verdict.NOT_EQUIVALENT, (
                     f"counterexample with at most {k} row{'s' if k > 1 else ''} per table, "
                     "confirmed by SQLite"
                 )
-            result.spurious.append({"k": k, "note": v.note, "database": _rows_json(
+            result.spurious.append({"k": k, "note": v.note, "tie_only": self.tie_only,
+                                    "database": _rows_json(
                 self.schema, rows), "gold_result": v.gold_rows, "pred_result": v.pred_rows})
             if attempt == SPURIOUS_RETRIES or _out_of_time(deadline):
                 break
@@ -293,7 +370,8 @@ class Checker:
             res = session.check(timeout=min(5.0, self._remaining(deadline) or 5.0))
             if res.status is Status.SAT:
                 new_rows = db.decode(res.model or {})
-                nv = validate(self.schema, new_rows, gold, pred, self.opts.semantics)
+                nv = validate(self.schema, new_rows, self.gold_run, self.pred_run,
+                              self.opts.semantics)
                 if nv.confirmed:
                     best_rows, best_v = new_rows, nv
                     return True  # keep the constraint (scope stays pushed)
@@ -363,6 +441,10 @@ def _const_of(b: Builder, sym, value):
     if t is REAL:
         return b.real(value)
     return b.str(str(value))
+
+
+def _rows_per_table(rows) -> int:
+    return max(1, max((len(r) for r in rows.values()), default=0))
 
 
 def _size(assertions) -> int:

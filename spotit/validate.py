@@ -81,7 +81,10 @@ def validate(schema: Schema, rows: Rows, gold: str, pred: str, semantics: Semant
     """Do ``gold`` and ``pred`` differ on this database, whatever order SQLite picks?"""
     runs = []
     for reverse in (False, True):
-        conn = build_database(schema, rows, reverse=reverse)
+        try:
+            conn = build_database(schema, rows, reverse=reverse)
+        except sqlite3.Error as e:
+            return Validation(False, None, None, f"the database does not load: {e}")
         try:
             runs.append((run_query(conn, gold), run_query(conn, pred)))
         finally:

@@ -43,8 +43,10 @@ class CheckResult:
     semantics: str
     seconds: float = 0.0
     reason: str = ""
+    now: str = ""  # the evaluation instant of 'now' (UTC)
     proven_bound: int = 0
     cex_bound: int | None = None
+    cex_found_by: str | None = None  # "solver" or "random search" (both SQLite-confirmed)
     counterexample: dict[str, list[dict[str, Any]]] | None = None
     counterexample_columns: dict[str, list[str]] | None = None
     gold_result: list[tuple] | None = None

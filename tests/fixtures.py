@@ -10,6 +10,7 @@ A fixture file holds blocks like::
     -- bound: 3                (optional, default: k for not_equivalent, 3 otherwise)
     -- why: the hand derivation of the expectation
     -- holds: SELECT ...       (optional: true on every counterexample, by the derivation)
+    -- solver_limit: why       (optional: a known gap, the solver alone may time out)
     -- gold:
     SELECT ...
     -- pred:
@@ -40,6 +41,7 @@ class Pair:
     why: str
     source: str
     holds: str = ""  # SQL that must be true on the counterexample (hand-derived)
+    solver_limit: str = ""  # a documented gap: the solver alone may time out on this pair
 
     @property
     def schema_ddl(self) -> str:
@@ -90,6 +92,7 @@ def load_pairs(name: str) -> list[Pair]:
                 why=meta.get("why", ""),
                 source=str(path),
                 holds=meta.get("holds", ""),
+                solver_limit=meta.get("solver_limit", ""),
             )
         )
     return pairs

@@ -1,8 +1,12 @@
 """Hand-derived equivalence pairs, checked with z3 and cvc5.
 
-For ``not_equivalent`` pairs the counterexample must appear exactly at the
-derived bound k (not earlier), and it is re-run here on SQLite, independently
-of SpotIt's own validation.
+Each pair runs through the solver alone (no random search first, so the
+encodings are what is tested) with both solvers, and once through the default
+pipeline (random search, then the solver). For ``not_equivalent`` pairs the
+counterexample must appear exactly at the derived bound k (not earlier), and
+it is re-run here on SQLite, independently of SpotIt's own validation. Pairs
+with a ``solver_limit`` are documented gaps: the solver alone may time out
+on them, but must never give another verdict.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from spotit.solvers.testing import requires_solver
 from spotit.validate import build_database, results_differ
 from tests.fixtures import load_pairs
 
-FILES = ["core.sql", "aggregates.sql"]
+FILES = ["core.sql", "aggregates.sql", "dates_strings.sql"]
 PAIRS = [p for f in FILES for p in load_pairs(f)]
 
 
@@ -36,14 +40,15 @@ def confirm_on_sqlite(pair, rows) -> None:
 
 
 @pytest.mark.parametrize(
-    "solver",
+    ("solver", "probe_trials"),
     [
-        pytest.param("z3", marks=requires_solver("z3")),
-        pytest.param("cvc5", marks=requires_solver("cvc5")),
+        pytest.param("z3", 0, marks=requires_solver("z3"), id="z3"),
+        pytest.param("cvc5", 0, marks=requires_solver("cvc5"), id="cvc5"),
+        pytest.param("z3", 300, marks=requires_solver("z3"), id="random+z3"),
     ],
 )
 @pytest.mark.parametrize("pair", PAIRS, ids=str)
-def test_pair(pair, solver):
+def test_pair(pair, solver, probe_trials):
     res = check(
         pair.schema_ddl,
         pair.gold,
@@ -51,8 +56,11 @@ def test_pair(pair, solver):
         bound=pair.bound,
         solver=solver,
         semantics=pair.semantics,
-        timeout=120,
+        timeout=10 if pair.solver_limit and not probe_trials else 60,
+        probe_trials=probe_trials,
     )
+    if pair.solver_limit and not probe_trials and res.verdict.value == "timeout":
+        pytest.skip(f"known solver gap: {pair.solver_limit}")
     assert res.verdict.value == pair.expect, res.reason
     if pair.expect == "not_equivalent":
         assert res.cex_bound == pair.k

@@ -7,6 +7,7 @@ explicitly) and checks that each IR operator has exactly one.
 from spotit.encodings import (  # noqa: F401  (each module registers its encodings)
     aggregates,
     calls,
+    dates,
     logic,
     numeric,
     relational,

@@ -259,6 +259,20 @@ class Builder:
                 return a
         return self.m.Div(a, b)
 
+    def floordiv(self, a: FNode, n: int) -> FNode:
+        """Floor division by a positive constant (SMT-LIB ``div``), folded on constants."""
+        if a.is_constant():
+            return self.int(a.constant_value() // n)
+        if n == 1:
+            return a
+        return ops.int_div(a, self.int(n))
+
+    def floormod(self, a: FNode, n: int) -> FNode:
+        """Remainder of ``floordiv`` (always in 0..n-1), folded on constants."""
+        if a.is_constant():
+            return self.int(a.constant_value() % n)
+        return ops.int_mod(a, self.int(n))
+
     def int_div_trunc(self, a: FNode, b: FNode) -> FNode:
         """Integer division rounding toward zero (SQLite), from SMT-LIB's Euclidean ``div``."""
         if a.is_constant() and b.is_constant() and b.constant_value() != 0:

@@ -18,12 +18,14 @@ SQLite (``spurious``). ``Encoder.approximations`` records when this happens.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT, REAL, STRING, FunctionType
 
 from spotit import concrete
+from spotit.encodings import numtext, textorder
 from spotit.encodings.builder import Builder
 from spotit.encodings.values import (
     Alt,
@@ -40,7 +42,6 @@ if TYPE_CHECKING:
     from spotit.encodings.encoder import Encoder
 
 INT_C, REAL_C, TEXT_C = StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT
-MAX_EXACT_DIGITS = 18  # digit strings this long always fit in a 64-bit integer
 
 
 # ---------------------------------------------------------------------- equality and order
@@ -64,7 +65,8 @@ def same_value(b: Builder, x: Value, y: Value) -> FNode:
 
 def _class_eq(b: Builder, ax: Alt, ay: Alt) -> FNode:
     if ax.cls is TEXT_C and ay.cls is TEXT_C:
-        return b.eq(ax.term, ay.term)
+        shaped = textorder.shaped_eq(b, ax.view, ax.term, ay.view, ay.term)
+        return shaped if shaped is not None else b.eq(ax.term, ay.term)
     if ax.cls is not TEXT_C and ay.cls is not TEXT_C:
         return b.num_eq(ax.term, ay.term)
     return b.FALSE
@@ -73,7 +75,8 @@ def _class_eq(b: Builder, ax: Alt, ay: Alt) -> FNode:
 def _class_lt(b: Builder, ax: Alt, ay: Alt) -> FNode:
     """ax < ay for non-NULL values of these classes: numbers < text."""
     if ax.cls is TEXT_C and ay.cls is TEXT_C:
-        return b.lt(ax.term, ay.term)
+        shaped = textorder.shaped_lt(b, ax.view, ax.term, ay.view, ay.term)
+        return shaped if shaped is not None else b.lt(ax.term, ay.term)
     if ax.cls is not TEXT_C and ay.cls is not TEXT_C:
         return b.lt(*_promote(b, ax.term, ay.term))
     return b.bool(ay.cls is TEXT_C)
@@ -148,24 +151,27 @@ def comparison_affinity(enc: Encoder, x: Value, ax: Affinity, y: Value, ay: Affi
 
 
 def numeric_affinity(enc: Encoder, v: Value) -> Value:
-    """NUMERIC affinity: well-formed numeric text becomes INTEGER or REAL."""
-    a = v.alt(TEXT_C)
-    if a is None:
-        return v
-    if v.is_constant():
-        return constant(enc.b, concrete.apply_affinity(v.constant(), Affinity.NUMERIC))
+    """NUMERIC affinity: text that is a well-formed number (up to surrounding
+    whitespace) becomes that number; any other text stays text."""
     b = enc.b
+    v = shaped_to_int(b, v, dates=False)
+    a = v.alt(TEXT_C)
+    if a is None or a.date is not None:
+        return v  # no text, or date text (never a number)
+    if v.is_constant():
+        return constant(b, concrete.apply_affinity(v.constant(), Affinity.NUMERIC))
     s = a.term
-    digits = _is_digits(b, s)
-    enc.approximate("numeric affinity of symbolic text")
-    converts = b.or_(digits, _uf(enc, "aff_num", BOOL, s))
-    is_int = b.or_(digits, _uf(enc, "aff_is_int", BOOL, s))
-    int_term = b.ite(digits, ops.str_to_int(s), _uf(enc, "aff_int", INT, s))
+    nt = numtext.decompose(enc, s)
+    exact = b.and_(nt.real_exact, b.not_(nt.has_exponent))
+    if not exact.is_true():
+        enc.approximate("numeric affinity of long or exponent-form text", exact)
+    is_int, int_v = _numeric_class(enc, s, nt)
+    real_v = b.ite(exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
-    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, converts, is_int), int_term))
-    alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, converts, b.not_(is_int)),
-                               _uf(enc, "aff_real", REAL, s)))
-    alts.append(Alt(TEXT_C, b.and_(a.guard, b.not_(converts)), s))
+    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, nt.well_formed, is_int), int_v))
+    alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, nt.well_formed, b.not_(is_int)),
+                               real_v))
+    alts.append(Alt(TEXT_C, b.and_(a.guard, b.not_(nt.well_formed)), s))
     return normalize(b, Value(v.null, tuple(alts)))
 
 
@@ -185,6 +191,8 @@ def to_text(enc: Encoder, v: Value) -> Value:
     if v.is_constant():
         c = v.constant()
         return constant(b, None if c is None else concrete.evaluate("CAST(? AS TEXT)", (c,)))
+    if len(v.alts) == 1 and v.alts[0].cls is TEXT_C:
+        return Value(v.null, (replace(v.alts[0], guard=b.TRUE),))  # keeps its views
     guard_terms = []
     for a in v.alts:
         if a.cls is TEXT_C:
@@ -192,10 +200,22 @@ def to_text(enc: Encoder, v: Value) -> Value:
         elif a.cls is INT_C:
             guard_terms.append((a.guard, int_text(b, a.term)))
         else:
-            enc.approximate("text of a symbolic REAL")
-            guard_terms.append((a.guard, _uf(enc, "real_text", STRING, a.term)))
+            guard_terms.append((a.guard, real_text(enc, a.term)))
     term = b.select(guard_terms[:-1], guard_terms[-1][1]) if guard_terms else b.str("")
     return Value(v.null, (Alt(TEXT_C, b.TRUE, term),)) if guard_terms else v
+
+
+def real_text(enc: Encoder, r: FNode) -> FNode:
+    """SQLite's text of a REAL (``%!.15g``): exact for integral values below 10**15
+    (``5.0`` -> ``'5.0'``), an uninterpreted function of the value otherwise."""
+    b = enc.b
+    i = b.real_trunc(r)
+    integral = b.and_(b.eq(b.to_real(i), r), b.lt(b.real(-(10**15)), r), b.lt(r, b.real(10**15)))
+    if not integral.is_true():
+        enc.approximate("text of a non-integral REAL", integral)
+    exact = b.concat(int_text(b, i), b.str(".0"))
+    # -0.0 prints as 0.0 and int_text(0) is '0': the same
+    return b.ite(integral, exact, _uf(enc, "real_text", STRING, r))
 
 
 def int_text(b: Builder, i: FNode) -> FNode:
@@ -207,32 +227,33 @@ def int_text(b: Builder, i: FNode) -> FNode:
 
 
 def to_numeric(enc: Encoder, v: Value) -> Value:
-    """The value in a numeric context: text becomes its longest numeric prefix."""
+    """The value in a numeric context: text becomes its longest numeric prefix
+    (INTEGER without '.' or exponent, else REAL; no prefix: INTEGER 0)."""
+    b = enc.b
+    v = shaped_to_int(b, v, dates=True)
     a = v.alt(TEXT_C)
     if a is None:
         return v
-    b = enc.b
     if v.is_constant():
         return constant(b, concrete.evaluate("? + 0", (v.constant(),)))
     s = a.term
-    digits_or_empty = b.or_(_is_digits(b, s), b.eq(s, b.str("")))
-    no_number = _starts_without_number(b, s)
-    exact = b.or_(digits_or_empty, no_number)
-    exact_int = b.ite(no_number, b.int(0),
-                      b.ite(b.eq(s, b.str("")), b.int(0), ops.str_to_int(s)))
-    enc.approximate("numeric prefix of symbolic text")
-    is_int = b.or_(exact, _uf(enc, "num_is_int", BOOL, s))
+    nt = numtext.decompose(enc, s)
+    is_int = b.and_(b.not_(nt.has_point), b.not_(nt.has_exponent), nt.int_exact)
+    real_exact = nt.real_exact
+    if not b.and_(nt.int_exact, real_exact).is_true():
+        enc.approximate("numeric prefix of long or exponent-form text",
+                        b.and_(nt.int_exact, real_exact))
+    real_v = b.ite(real_exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
-    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, is_int),
-                               b.ite(exact, exact_int, _uf(enc, "num_int", INT, s))))
-    alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)),
-                               _uf(enc, "num_real", REAL, s)))
+    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, is_int), nt.int_value))
+    alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)), real_v))
     return normalize(b, Value(v.null, tuple(alts)))
 
 
 def to_integer(enc: Encoder, v: Value) -> Value:
     """CAST(v AS INTEGER): reals truncate toward zero, text takes its integer prefix."""
     b = enc.b
+    v = shaped_to_int(b, v, dates=True)
     if v.is_constant():
         c = v.constant()
         return constant(b, None if c is None else concrete.evaluate("CAST(? AS INTEGER)", (c,)))
@@ -241,18 +262,17 @@ def to_integer(enc: Encoder, v: Value) -> Value:
         if a.cls is INT_C:
             terms.append((a.guard, a.term))
         elif a.cls is REAL_C:
-            enc.note_real_to_int()
             terms.append((a.guard, b.real_trunc(a.term)))
         else:
-            s = a.term
-            digits_or_empty = b.or_(_is_digits(b, s), b.eq(s, b.str("")))
-            no_number = _starts_without_number(b, s)
-            enc.approximate("integer prefix of symbolic text")
-            exact_v = b.ite(b.or_(no_number, b.eq(s, b.str(""))), b.int(0), ops.str_to_int(s))
-            terms.append((a.guard, b.ite(b.or_(digits_or_empty, no_number), exact_v,
-                                         _uf(enc, "int_prefix", INT, s))))
-    term = b.select(terms[:-1], terms[-1][1]) if terms else b.int(0)
-    return Value(v.null, (Alt(INT_C, b.TRUE, term),)) if terms else v
+            nt = numtext.decompose(enc, a.term)
+            if not nt.int_exact.is_true():
+                enc.approximate("integer prefix of more than 18 digits", nt.int_exact)
+            terms.append((a.guard, b.ite(nt.int_exact, nt.int_value,
+                                         numtext.uf(enc, "int_prefix", INT, a.term))))
+    if not terms:
+        return v
+    term = b.select(terms[:-1], terms[-1][1])
+    return Value(v.null, (Alt(INT_C, b.TRUE, term),))
 
 
 def to_real(enc: Encoder, v: Value) -> Value:
@@ -270,26 +290,25 @@ def to_real(enc: Encoder, v: Value) -> Value:
 
 
 def cast_numeric(enc: Encoder, v: Value) -> Value:
-    """CAST(v AS NUMERIC): text to a number; integral values from text become INTEGER."""
+    """CAST(v AS NUMERIC): text to its numeric prefix, INTEGER when that is integral."""
     b = enc.b
+    v = shaped_to_int(b, v, dates=True)
     if v.is_constant():
         c = v.constant()
         return constant(b, None if c is None else concrete.evaluate("CAST(? AS NUMERIC)", (c,)))
     a = v.alt(TEXT_C)
     if a is None:
         return v
-    enc.approximate("CAST of symbolic text AS NUMERIC")
     s = a.term
-    digits = _is_digits(b, s)
-    no_number = b.or_(_starts_without_number(b, s), b.eq(s, b.str("")))
-    exact = b.or_(digits, no_number)
-    is_int = b.or_(exact, _uf(enc, "cnum_is_int", BOOL, s))
-    int_term = b.ite(digits, ops.str_to_int(s),
-                     b.ite(no_number, b.int(0), _uf(enc, "cnum_int", INT, s)))
+    nt = numtext.decompose(enc, s)
+    exact = b.and_(nt.real_exact, nt.int_exact)
+    if not exact.is_true():
+        enc.approximate("CAST AS NUMERIC of long or exponent-form text", exact)
+    is_int, int_v = _numeric_class(enc, s, nt)
+    real_v = b.ite(nt.real_exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
-    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, is_int), int_term))
-    alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)),
-                               _uf(enc, "cnum_real", REAL, s)))
+    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, is_int), int_v))
+    alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)), real_v))
     return normalize(b, Value(v.null, tuple(alts)))
 
 
@@ -313,6 +332,34 @@ def truth_of(enc: Encoder, v: Value) -> Truth:
 # ---------------------------------------------------------------------- helpers
 
 
+def _numeric_class(enc: Encoder, s: FNode, nt) -> tuple[FNode, FNode]:
+    """NUMERIC reading of text: INTEGER when the number is integral and fits
+    ('1.0' -> 1, '1.5e2' -> 150), else REAL. With an exponent the class and the
+    integer are uninterpreted (over-approximation)."""
+    b = enc.b
+    plain = b.and_(b.or_(b.not_(nt.has_point), nt.fraction_is_zero), nt.int_exact)
+    is_int = b.ite(nt.has_exponent, numtext.uf(enc, "num_is_int", BOOL, s), plain)
+    int_v = b.ite(nt.has_exponent, numtext.uf(enc, "num_int", INT, s), nt.int_value)
+    return is_int, int_v
+
+
+def shaped_to_int(b: Builder, v: Value, *, dates: bool) -> Value:
+    """Exact numeric reading of shaped text: a padded decimal is its integer; with
+    ``dates``, date text's numeric prefix is its year ('2021-02-03' + 0 = 2021)."""
+    a = v.alt(TEXT_C)
+    if a is None or v.is_constant():
+        return v
+    if isinstance(a.shape, textorder.Padded):
+        x = a.shape.x
+    elif dates and a.date is not None:
+        x = a.date.y
+    else:
+        return v
+    alts = [o for o in v.alts if o.cls is not TEXT_C]
+    alts = _merge(b, alts, Alt(INT_C, a.guard, x))
+    return normalize(b, Value(v.null, tuple(alts)))
+
+
 def _merge(b: Builder, alts: list[Alt], new: Alt) -> list[Alt]:
     """Add ``new``, merging with an existing alternative of the same class."""
     if new.guard.is_false():
@@ -328,31 +375,6 @@ def _merge(b: Builder, alts: list[Alt], new: Alt) -> list[Alt]:
     if not merged:
         out.append(new)
     return out
-
-
-def _digit_re(b: Builder):
-    return ops.re_range(b.str("0"), b.str("9"))
-
-
-def _is_digits(b: Builder, s: FNode) -> FNode:
-    """s is 1..18 ASCII digits (so ``str.to_int`` is its exact value)."""
-    if s.is_constant():
-        t = s.constant_value()
-        return b.bool(t.isascii() and t.isdigit() and len(t) <= MAX_EXACT_DIGITS)
-    return b.and_(ops.str_in_re(s, ops.re_plus(_digit_re(b))),
-                  b.le(b.str_len(s), b.int(MAX_EXACT_DIGITS)))
-
-
-_NUMBER_START = " \t\n\x0b\x0c\r+-.0123456789"
-
-
-def _starts_without_number(b: Builder, s: FNode) -> FNode:
-    """s is non-empty and its first character cannot begin a number (prefix value 0)."""
-    first = b.m.StrCharAt(s, b.int(0))
-    return b.and_(
-        b.lt(b.int(0), b.str_len(s)),
-        *(b.not_(b.eq(first, b.str(c))) for c in _NUMBER_START),
-    )
 
 
 def _uf(enc: Encoder, name: str, ret, arg: FNode) -> FNode:

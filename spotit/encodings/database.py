@@ -22,7 +22,7 @@ from fractions import Fraction
 from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT, REAL, STRING
 
-from spotit.encodings import dates
+from spotit.encodings import calendar
 from spotit.encodings.builder import Builder
 from spotit.encodings.values import Alt, Value
 from spotit.ir.types import INT64_MAX, INT64_MIN, Domain, StorageClass
@@ -86,14 +86,15 @@ class SymbolicDatabase:
         classes = sorted(domain.storage_classes, key=lambda c: c.value)
         guards = self._class_guards(base, classes, symbols)
         for cls, guard in zip(classes, guards, strict=True):
+            parts = None
             if domain in (Domain.DATE, Domain.DATETIME):
-                term, constraint = dates.symbolic_date_text(b, base, domain, symbols)
+                term, constraint, parts = calendar.symbolic_date_text(b, base, domain, symbols)
                 self.domain_constraints.append(constraint)
             else:
                 role = cls.value
                 term = symbols[role] = b.sym(f"{base}!{role[0]}", _SORT[cls])
                 self.domain_constraints.append(_domain_constraint(b, cls, term))
-            alts.append(Alt(cls, guard, term))
+            alts.append(Alt(cls, guard, term, parts))
         return _Cell(Value(null, tuple(alts)), symbols)
 
     def _class_guards(self, base: str, classes: list[StorageClass], symbols) -> list[FNode]:
@@ -118,6 +119,7 @@ class SymbolicDatabase:
         """Integrity, domain and symmetry constraints of the current bound."""
         b = self.b
         out: list[FNode] = []
+        self.close_over_foreign_keys()
         for t in self.schema.tables:
             if not self._used(t):
                 continue
@@ -138,7 +140,6 @@ class SymbolicDatabase:
                 parent = self.table(fk.ref_table)
                 ci = [t.column_index(c) for c in fk.columns]
                 pi = [parent.column_index(c) for c in fk.ref_columns]
-                self._touch(parent)
                 for r in rows:
                     has_key = b.and_(
                         self.present(t.name, r), *(b.not_(self.cell(t.name, r, i).null) for i in ci)
@@ -213,7 +214,7 @@ class SymbolicDatabase:
             if _eval_guard(alt.guard, model):
                 if alt.cls is StorageClass.TEXT and column.domain in (Domain.DATE,
                                                                       Domain.DATETIME):
-                    return dates.decode_date_text(syms, column.domain, model)
+                    return calendar.decode_date_text(syms, column.domain, model)
                 sym = syms.get(alt.cls.value)
                 v = model.get(sym.symbol_name()) if sym is not None else None
                 return _python_value(alt.cls, v)

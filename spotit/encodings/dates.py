@@ -1,87 +1,498 @@
-"""Dates and datetimes: (year, month, day[, hour, minute, second]) integers and their text.
+"""SQLite's date and time functions over symbolic values.
 
-A DATE cell holds valid ``YYYY-MM-DD`` text (DATETIME: ``YYYY-MM-DD HH:MM:SS``):
-0 <= y <= 9999, 1 <= m <= 12, 1 <= d <= days(m, y) with the Gregorian leap
-rule. The cell's value is a String symbol tied to its integer parts by
-``text = format(y, m, d, ...)``; queries see ordinary text (so comparisons,
-LIKE, SUBSTR and ``||`` act on the text, as in SQLite), while date functions
-can read the integer parts directly.
+**Cells** (``calendar.py``). A DATE cell holds valid ``YYYY-MM-DD`` text (DATETIME:
+``YYYY-MM-DD HH:MM:SS``): 0 <= y <= 9999, 1 <= m <= 12, 1 <= d <= days(m, y)
+with the Gregorian leap rule. The cell is a String symbol tied to integer
+parts by ``text = format(y, m, d, ...)``; the Value carries the parts
+(``DateParts``), so queries see ordinary text (comparisons, LIKE, SUBSTR, ``||``
+act on the text, as in SQLite) while date functions read the integers.
+
+**Time values.** SQLite's functions first turn their argument into a time
+value (https://sqlite.org/lang_datefunc.html). Here a time value is a Julian
+day number ``J`` (the day, as an integer: the JD at noon) plus seconds of the
+day, and optionally the civil parts the input spelled out. Sources:
+
+- a value with ``DateParts`` (date columns, results of DATE/DATETIME): exact;
+- constant text or numbers: folded by SQLite itself before encoding;
+- ``'now'`` (and CURRENT_DATE ...): the fixed evaluation instant;
+- symbolic text: exact for ``YYYY-MM-DD``, ``YYYY-MM-DD HH:MM:SS`` (optionally
+  followed by spaces, or with ``T`` instead of the space) and for text that
+  cannot be a time value (NULL); numbers written as text, times of day and
+  other rare shapes are over-approximated;
+- INTEGER values: a Julian day number (12:00:00), exact; REAL: over-approximated.
+
+Julian day arithmetic uses integer division by constants only (linear).
+Supported modifiers: ``±N day|hour|minute|second|month|year[s]`` with integer
+N, ``start of day|month|year``. ``localtime``/``utc`` and the rest are
+``unsupported``: they depend on the machine's time zone or are rare.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime
+
 from pysmt.fnode import FNode
-from pysmt.typing import INT, STRING
+from pysmt.typing import BOOL, INT, STRING, FunctionType
 
 from spotit.encodings.builder import Builder
-from spotit.ir.types import Domain
+from spotit.encodings.calendar import (
+    _div,
+    civil_from_day_number,
+    days_in_month,
+    format_date,
+    format_time,
+    julian_day_number,
+    pad,
+)
+from spotit.encodings.encoder import Encoder
+from spotit.encodings.registry import function
+from spotit.encodings.values import Alt, DateParts, Value, real_value, text_value
+from spotit.errors import Unsupported
+from spotit.ir.types import StorageClass
 from spotit.smt import ops
 
-DATE_PARTS = ("y", "m", "d")
-DATETIME_PARTS = ("y", "m", "d", "H", "M", "S")
+SECONDS_PER_DAY = 86400
+LAST_DAY = 5373484  # 9999-12-31
 
 
-def is_leap(b: Builder, y: FNode) -> FNode:
-    div = lambda n: b.eq(ops.int_mod(y, b.int(n)), b.int(0))  # noqa: E731
-    return b.and_(div(4), b.or_(b.not_(div(100)), div(400)))
+# ---------------------------------------------------------------------- time values
 
 
-def days_in_month(b: Builder, y: FNode, m: FNode) -> FNode:
-    feb = b.ite(is_leap(b, y), b.int(29), b.int(28))
-    thirty = b.or_(*(b.eq(m, b.int(x)) for x in (4, 6, 9, 11)))
-    return b.ite(b.eq(m, b.int(2)), feb, b.ite(thirty, b.int(30), b.int(31)))
+@dataclass(frozen=True)
+class TimeValue:
+    """A time value: NULL flag and seconds of the day, plus the day as a Julian day
+    number and/or as civil (y, m, d) parts -- whichever is known; the other is
+    derived on demand (civil parts are cheap, day numbers need division).
+    ``civil`` holds the parts as the input spelled them: SQLite prints
+    '2021-02-30' back unchanged, while its Julian day is that of 2021-03-02.
+    ``four_digit_year``: the year is known to lie in 0..9999."""
+
+    null: FNode
+    secs: FNode
+    day_number: FNode | None = None
+    civil: tuple[FNode, FNode, FNode] | None = None
+    clock: tuple[FNode, FNode, FNode] | None = None
+    four_digit_year: bool = False
+    normalized: bool = True  # the civil parts are a real calendar date (d <= days(m))
+
+    def day(self, b: Builder) -> FNode:
+        if self.day_number is not None:
+            return self.day_number
+        assert self.civil is not None
+        return julian_day_number(b, *self.civil)
+
+    def ymd(self, b: Builder) -> tuple[FNode, FNode, FNode]:
+        return self.civil if self.civil is not None else civil_from_day_number(b, self.day(b))
+
+    def hms(self, b: Builder) -> tuple[FNode, FNode, FNode]:
+        if self.clock is not None:
+            return self.clock
+        s = self.secs
+        h = _div(b, s, 3600)
+        rest = b.minus(s, b.times(b.int(3600), h))
+        mi = _div(b, rest, 60)
+        return h, mi, b.minus(rest, b.times(b.int(60), mi))
 
 
-def valid_date(b: Builder, y: FNode, m: FNode, d: FNode) -> FNode:
-    return b.and_(
-        b.le(b.int(0), y), b.le(y, b.int(9999)),
-        b.le(b.int(1), m), b.le(m, b.int(12)),
-        b.le(b.int(1), d), b.le(d, days_in_month(b, y, m)),
-    )
+def _from_parts(b: Builder, y, m, d, H, M, S, null) -> TimeValue:
+    secs = b.sum([b.times(b.int(3600), H), b.times(b.int(60), M), S])
+    return TimeValue(null, secs, None, (y, m, d), (H, M, S), True)
 
 
-def pad(b: Builder, x: FNode, width: int) -> FNode:
-    """Zero-padded decimal text of ``0 <= x < 10**width``."""
-    digits = ops.str_from_int(x)
-    out = digits
-    for w in range(width - 1, 0, -1):
-        out = b.ite(b.lt(x, b.int(10 ** w)), b.concat(b.str("0" * (width - w)), digits), out)
+def now_value(enc: Encoder) -> TimeValue:
+    n: datetime = enc.options.now
+    b = enc.b
+    return _from_parts(b, *(b.int(x) for x in (n.year, n.month, n.day, n.hour, n.minute,
+                                                n.second)), b.FALSE)
+
+
+_DIGITS = "0123456789"
+
+
+def _digits_re(b: Builder, n: int):
+    d = ops.re_range(b.str("0"), b.str("9"))
+    out = d
+    for _ in range(n - 1):
+        out = ops.re_concat(out, d)
     return out
 
 
-def format_date(b: Builder, parts: dict[str, FNode]) -> FNode:
-    text = b.concat(b.concat(pad(b, parts["y"], 4), b.str("-")),
-                    b.concat(pad(b, parts["m"], 2), b.concat(b.str("-"), pad(b, parts["d"], 2))))
-    if "H" in parts:
-        time = b.concat(
-            b.concat(pad(b, parts["H"], 2), b.str(":")),
-            b.concat(pad(b, parts["M"], 2), b.concat(b.str(":"), pad(b, parts["S"], 2))),
-        )
-        text = b.concat(text, b.concat(b.str(" "), time))
-    return text
+def _lit_re(b: Builder, s: str):
+    return ops.str_to_re(b.str(s))
 
 
-def symbolic_date_text(b: Builder, base: str, domain: Domain, symbols: dict[str, FNode]
-                       ) -> tuple[FNode, FNode]:
-    """A date(time) cell: its text symbol and the constraint tying it to valid parts."""
-    names = DATETIME_PARTS if domain is Domain.DATETIME else DATE_PARTS
-    parts = {}
-    for n in names:
-        parts[n] = symbols[f"date_{n}"] = b.sym(f"{base}!{n}", INT)
-    text = symbols["text"] = b.sym(f"{base}!t", STRING)
-    ok = [valid_date(b, parts["y"], parts["m"], parts["d"])]
-    if domain is Domain.DATETIME:
-        ok += [b.le(b.int(0), parts["H"]), b.le(parts["H"], b.int(23)),
-               b.le(b.int(0), parts["M"]), b.le(parts["M"], b.int(59)),
-               b.le(b.int(0), parts["S"]), b.le(parts["S"], b.int(59))]
-    ok.append(b.eq(text, format_date(b, parts)))
-    return text, b.and_(*ok)
+def _uf(enc: Encoder, name: str, ret, arg: FNode) -> FNode:
+    fn = enc.b.m.Symbol(f"uf!{name}", FunctionType(ret, [arg.get_type()]))
+    return enc.b.m.Function(fn, [arg])
 
 
-def decode_date_text(symbols: dict[str, FNode], domain: Domain, model: dict) -> str:
-    names = DATETIME_PARTS if domain is Domain.DATETIME else DATE_PARTS
-    v = {n: int(model.get(symbols[f"date_{n}"].symbol_name(), 0) or 0) for n in names}
-    text = f"{v['y']:04d}-{v['m']:02d}-{v['d']:02d}"
-    if domain is Domain.DATETIME:
-        text += f" {v['H']:02d}:{v['M']:02d}:{v['S']:02d}"
-    return text
+_TIME_START = set("0123456789+-. \t\n\x0b\x0c\rnN")
+
+
+def time_value(enc: Encoder, v: Value) -> TimeValue:
+    """SQLite's reading of ``v`` as a time value (see the module docstring)."""
+    b = enc.b
+    if v.is_constant() and isinstance(v.constant(), str) and v.constant().lower() == "now":
+        return now_value(enc)
+    cases: list[tuple[FNode, TimeValue]] = []
+    for a in v.alts:
+        if a.date is not None:
+            p = a.date
+            cases.append((a.guard, _from_parts(b, p.y, p.m, p.d, p.H, p.M, p.S, b.FALSE)))
+        elif a.cls is StorageClass.TEXT:
+            cases.append((a.guard, _parse_text(enc, a.term)))
+        elif a.cls is StorageClass.INTEGER:
+            cases.append((a.guard, _julian_integer(b, a.term)))
+        else:
+            cases.append((a.guard, _julian_real(enc, a.term)))
+    if not cases:
+        return TimeValue(b.TRUE, b.int(0), b.int(0))
+    out = cases[-1][1]
+    for guard, tv in reversed(cases[:-1]):
+        out = _choose_tv(b, guard, tv, out)
+    return replace(out, null=b.or_(v.null, out.null))
+
+
+def _choose_tv(b: Builder, c: FNode, x: TimeValue, y: TimeValue) -> TimeValue:
+    def pick(p, q):
+        return tuple(b.ite(c, u, v) for u, v in zip(p, q, strict=True))
+
+    civil = None
+    if x.civil is not None or y.civil is not None:
+        # keep the spelled-out parts of one side ('2021-02-30' prints back as is)
+        civil = pick(x.ymd(b), y.ymd(b))
+    if x.day_number is not None and y.day_number is not None:
+        day = b.ite(c, x.day_number, y.day_number)
+    elif civil is not None:
+        day = None
+    else:
+        day = b.ite(c, x.day(b), y.day(b))
+    clock = pick(x.clock, y.clock) if x.clock is not None and y.clock is not None else None
+    return TimeValue(b.ite(c, x.null, y.null), b.ite(c, x.secs, y.secs), day,
+                     civil, clock, x.four_digit_year and y.four_digit_year,  # type: ignore
+                     x.normalized and y.normalized)
+
+
+def _julian_integer(b: Builder, x: FNode) -> TimeValue:
+    """An INTEGER x is the Julian day x at noon (valid from 0 to 9999-12-31)."""
+    ok = b.and_(b.le(b.int(0), x), b.le(x, b.int(LAST_DAY)))
+    return TimeValue(b.not_(ok), b.int(43200), x)
+
+
+def _julian_real(enc: Encoder, r: FNode) -> TimeValue:
+    enc.approximate("a non-integral Julian day number")
+    return TimeValue(_uf(enc, "jd_null", BOOL, r), _uf(enc, "jd_secs", INT, r),
+                     _uf(enc, "jd_day", INT, r))
+
+
+def _shape(b: Builder, s: FNode, template: str, offset: int = 0) -> FNode:
+    """s has ``template`` at ``offset``: '9' a digit, ' ' a space or 'T', other
+    characters themselves. Character tests, which solvers handle better than
+    regular expressions."""
+    tests = []
+    for i, t in enumerate(template):
+        ch = b.m.StrCharAt(s, b.int(offset + i))
+        if t == "9":
+            tests.append(ops.str_is_digit(ch))
+        elif t == " ":
+            tests.append(b.or_(b.eq(ch, b.str(" ")), b.eq(ch, b.str("T"))))
+        else:
+            tests.append(b.eq(ch, b.str(t)))
+    return b.and_(tests)
+
+
+def _only_spaces_after(b: Builder, s: FNode, n: int) -> FNode:
+    tail = b.m.StrSubstr(s, b.int(n), b.minus(b.str_len(s), b.int(n)))
+    return b.or_(b.eq(b.str_len(s), b.int(n)),
+                 ops.str_in_re(tail, ops.re_star(_lit_re(b, " "))))
+
+
+DATE_SHAPE = "9999-99-99"
+DATETIME_SHAPE = "9999-99-99 99:99:99"
+
+
+def _parse_text(enc: Encoder, s: FNode) -> TimeValue:
+    """Exact for ``YYYY-MM-DD`` and ``YYYY-MM-DD HH:MM:SS`` (plus trailing spaces;
+    ``T`` for the space) and for text SQLite cannot read (NULL); the remaining
+    rare shapes (numbers as Julian days, times of day, fractional seconds, time
+    zones, 'now' stored as text) get a free, over-approximated reading."""
+    b = enc.b
+    sub = lambda i, n: ops.str_to_int(b.m.StrSubstr(s, b.int(i), b.int(n)))  # noqa: E731
+    y, m, d = sub(0, 4), sub(5, 2), sub(8, 2)
+    H, M, S = sub(11, 2), sub(14, 2), sub(17, 2)
+    date_head = _shape(b, s, DATE_SHAPE)
+    is_date = b.and_(date_head, _only_spaces_after(b, s, len(DATE_SHAPE)))
+    is_datetime = b.and_(_shape(b, s, DATETIME_SHAPE),
+                         _only_spaces_after(b, s, len(DATETIME_SHAPE)))
+    ymd_ok = b.and_(b.le(b.int(1), m), b.le(m, b.int(12)), b.le(b.int(1), d),
+                    b.le(d, b.int(31)))
+    hms_ok = b.and_(b.le(H, b.int(24)), b.le(M, b.int(59)), b.le(S, b.int(59)))
+    zero = b.int(0)
+    # parts as spelled: the day may run past the month's end ('2021-02-30')
+    exact_date = replace(_from_parts(b, y, m, d, zero, zero, zero, b.not_(ymd_ok)),
+                         normalized=False)
+    exact_dt = replace(_from_parts(b, y, m, d, H, M, S, b.not_(b.and_(ymd_ok, hms_ok))),
+                       normalized=False)
+    # What else SQLite might read (a superset): a number (a Julian day; it starts
+    # like a number and ends in a digit, '.' or a space), a date followed by a time
+    # that is not in the exact shape, a negative year, a time of day, 'now'.
+    first = b.m.StrCharAt(s, b.int(0))
+    last = b.m.StrCharAt(s, b.minus(b.str_len(s), b.int(1)))
+    number_like = b.and_(
+        b.or_(ops.str_is_digit(first), *(b.eq(first, b.str(c)) for c in "+-. \t\n\r")),
+        b.or_(ops.str_is_digit(last), b.eq(last, b.str(".")), b.eq(last, b.str(" "))),
+    )
+    maybe = b.or_(
+        number_like,
+        b.and_(date_head, _shape(b, s, " 99:99", len(DATE_SHAPE))),
+        _shape(b, s, "-" + DATE_SHAPE),
+        _shape(b, s, "99:99"),
+        b.eq(b.str_len(s), b.int(3)),  # 'now' in any case
+    )
+    enc.approximate("a time value read from symbolic text of an unusual shape",
+                    b.not_(b.and_(maybe, b.not_(is_date), b.not_(is_datetime))))
+    free = TimeValue(_uf(enc, "tv_null", BOOL, s), _uf(enc, "tv_secs", INT, s), None,
+                     (_uf(enc, "tv_y", INT, s), _uf(enc, "tv_m", INT, s),
+                      _uf(enc, "tv_d", INT, s)), None, False, False)
+    enc.side.append(b.and_(b.le(zero, free.secs), b.le(free.secs, b.int(SECONDS_PER_DAY))))
+    null_tv = TimeValue(b.TRUE, zero, None, (zero, zero, zero), (zero, zero, zero), True)
+    out = _choose_tv(b, maybe, free, null_tv)
+    out = _choose_tv(b, is_datetime, exact_dt, out)
+    return _choose_tv(b, is_date, exact_date, out)
+
+
+# ---------------------------------------------------------------------- modifiers
+
+_MOD_RE = re.compile(
+    r"^\s*([+-]?)\s*(\d+)\s+(day|hour|minute|second|month|year)s?\s*$", re.IGNORECASE)
+
+
+def apply_modifier(enc: Encoder, tv: TimeValue, mod: Value) -> TimeValue:
+    b = enc.b
+    if not mod.is_constant():
+        raise Unsupported("date modifier that is not a constant")
+    text = mod.constant()
+    if text is None:
+        return replace(tv, null=b.TRUE)
+    text = str(text)
+    low = " ".join(text.lower().split())
+    zero = b.int(0)
+    if low == "start of day":
+        return replace(tv, secs=zero, clock=(zero, zero, zero))
+    if low in ("start of month", "start of year"):
+        y, m, _ = tv.ymd(b)
+        m2 = b.int(1) if low == "start of year" else m
+        return TimeValue(tv.null, zero, None, (y, m2, b.int(1)), (zero, zero, zero),
+                         tv.four_digit_year, True)
+    hit = _MOD_RE.match(text)
+    if not hit:
+        if low in ("localtime", "utc"):
+            raise Unsupported(f"date modifier '{text}' (depends on the time zone)")
+        raise Unsupported(f"date modifier '{text}'")
+    n = int(hit.group(2)) * (-1 if hit.group(1) == "-" else 1)
+    unit = hit.group(3).lower()
+    if unit in ("month", "year"):
+        return _add_months(b, tv, n * (12 if unit == "year" else 1))
+    seconds = n * {"day": SECONDS_PER_DAY, "hour": 3600, "minute": 60, "second": 1}[unit]
+    total = b.plus(b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), tv.secs),
+                   b.int(seconds))
+    day = b.floordiv(total, SECONDS_PER_DAY)
+    secs = b.minus(total, b.times(day, b.int(SECONDS_PER_DAY)))
+    ok = b.and_(b.le(zero, day), b.le(day, b.int(LAST_DAY)))
+    return TimeValue(b.or_(tv.null, b.not_(ok)), secs, day)
+
+
+def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
+    """SQLite adds to the month, carries into the year, then lets a day past the
+    month's end roll into the next month (2021-01-31 +1 month = 2021-03-03).
+    Linear: months is a constant and d <= 31, so the roll is at most one month."""
+    y, m, d = tv.ymd(b)
+    q, r = divmod(months, 12)
+    m1 = b.plus(m, b.int(r))
+    carry = b.lt(b.int(12), m1)
+    y2 = b.plus(b.plus(y, b.int(q)), b.ite(carry, b.int(1), b.int(0)))
+    m2 = b.ite(carry, b.minus(m1, b.int(12)), m1)
+    dim = days_in_month(b, y2, m2)
+    over = b.lt(dim, d)
+    december = b.eq(m2, b.int(12))
+    d3 = b.ite(over, b.minus(d, dim), d)
+    m3 = b.ite(over, b.ite(december, b.int(1), b.plus(m2, b.int(1))), m2)
+    y3 = b.ite(b.and_(over, december), b.plus(y2, b.int(1)), y2)
+    # out of SQLite's range (before 4714 BC or after 9999) is NULL; a year that starts
+    # in 0..9999 and moves forward cannot fall below
+    out = b.lt(b.int(9999), y3)
+    if months < 0 or not tv.four_digit_year:
+        out = b.or_(out, b.and_(b.lt(y3, b.int(0)),
+                                b.lt(julian_day_number(b, y3, m3, d3), b.int(0))))
+    return TimeValue(b.or_(tv.null, out), tv.secs, None, (y3, m3, d3), tv.clock,
+                     months == 0 and tv.four_digit_year,
+                     tv.normalized)  # conservative: a raw clock may read 24:00:00
+
+
+def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
+    tv = time_value(enc, args[0])
+    for mod in args[1:]:
+        tv = apply_modifier(enc, tv, mod)
+    return tv
+
+
+def _parts_dict(b: Builder, tv: TimeValue) -> dict[str, FNode]:
+    y, m, d = tv.ymd(b)
+    H, M, S = tv.hms(b)
+    return {"y": y, "m": m, "d": d, "H": H, "M": M, "S": S}
+
+
+def _text_with_parts(b: Builder, tv: TimeValue, text: FNode, has_time: bool) -> Value:
+    """Date text, with its parts as a view when they are a valid date in 0..9999
+    (the view's comparisons assume exactly such text, see textorder)."""
+    p = _parts_dict(b, tv)
+    parts = DateParts(p["y"], p["m"], p["d"], p["H"], p["M"], p["S"], has_time,
+                      tv.normalized and tv.four_digit_year)
+    return Value(tv.null, (Alt(StorageClass.TEXT, b.TRUE, text, parts),))
+
+
+# ---------------------------------------------------------------------- functions
+
+
+@function("DATE", arity=(1, None), arg_kinds=("date", "modifier"))
+def fn_date(enc: Encoder, args: list[Value]) -> Value:
+    b = enc.b
+    tv = _time_value_of(enc, args)
+    p = _parts_dict(b, tv)
+    text = format_date(b, {k: p[k] for k in "ymd"}, signed_year=not tv.four_digit_year)
+    zero = b.int(0)
+    return _text_with_parts(b, replace(tv, secs=zero, clock=(zero, zero, zero)), text, False)
+
+
+@function("DATETIME", arity=(1, None), arg_kinds=("date", "modifier"))
+def fn_datetime(enc: Encoder, args: list[Value]) -> Value:
+    b = enc.b
+    tv = _time_value_of(enc, args)
+    text = format_date(b, _parts_dict(b, tv), signed_year=not tv.four_digit_year)
+    return _text_with_parts(b, tv, text, True)
+
+
+@function("TIME", arity=(1, None), arg_kinds=("date", "modifier"))
+def fn_time(enc: Encoder, args: list[Value]) -> Value:
+    b = enc.b
+    tv = _time_value_of(enc, args)
+    return text_value(b, format_time(b, _parts_dict(b, tv)), tv.null)
+
+
+@function("JULIANDAY", arity=(1, None), arg_kinds=("date", "modifier"))
+def fn_julianday(enc: Encoder, args: list[Value]) -> Value:
+    """The Julian day as a REAL: day number - 0.5 + seconds / 86400 (exact rational)."""
+    b = enc.b
+    tv = _time_value_of(enc, args)
+    jd = b.plus(b.to_real(b.minus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), b.int(43200))),
+                b.to_real(tv.secs))
+    return real_value(b, b.real_div(jd, b.real(SECONDS_PER_DAY)), tv.null)
+
+
+@function("CURRENT_DATE", arity=(0, 0))
+def fn_current_date(enc: Encoder, args: list[Value]) -> Value:
+    return fn_date(enc, [text_value(enc.b, enc.b.str("now"))])
+
+
+@function("CURRENT_TIMESTAMP", arity=(0, 0))
+def fn_current_timestamp(enc: Encoder, args: list[Value]) -> Value:
+    return fn_datetime(enc, [text_value(enc.b, enc.b.str("now"))])
+
+
+@function("CURRENT_TIME", arity=(0, 0))
+def fn_current_time(enc: Encoder, args: list[Value]) -> Value:
+    return fn_time(enc, [text_value(enc.b, enc.b.str("now"))])
+
+
+_DIRECTIVES = set("dfHjJmMsSwWY%")
+
+
+@function("STRFTIME", arity=(2, None), arg_kinds=("fmt", "date", "modifier"))
+def fn_strftime(enc: Encoder, args: list[Value]) -> Value:
+    """STRFTIME(format, time, modifiers...) with a constant format: %Y %m %d %H %M %S
+    %f %j %w %W %s %J %% and literal text."""
+    b = enc.b
+    fmt_v = args[0]
+    if not fmt_v.is_constant():
+        raise Unsupported("STRFTIME with a non-constant format")
+    fmt = fmt_v.constant()
+    if fmt is None:
+        return Value(b.TRUE, ())
+    fmt = str(fmt)
+    tv = _time_value_of(enc, args[1:])
+    p = _parts_dict(b, tv) if any(c in fmt for c in "YmdHMSfjWw") else {}
+    pieces: list[FNode] = []
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c != "%":
+            pieces.append(b.str(c))
+            i += 1
+            continue
+        if i + 1 >= len(fmt):
+            return Value(b.TRUE, ())  # a trailing % makes SQLite return NULL
+        k = fmt[i + 1]
+        if k not in _DIRECTIVES:
+            raise Unsupported(f"STRFTIME directive %{k}")
+        pieces.append(_directive(enc, k, tv, p))
+        i += 2
+    text = b.str("")
+    for piece in pieces:
+        text = b.concat(text, piece)
+    view = _single_directive_view(enc, fmt, tv, p)
+    return Value(tv.null, (Alt(StorageClass.TEXT, b.TRUE, text, None, view),))
+
+
+_WIDTHS = {"m": 2, "d": 2, "H": 2, "M": 2, "S": 2, "Y": 4}
+
+
+def _single_directive_view(enc: Encoder, fmt: str, tv: TimeValue, p: dict[str, FNode]):
+    """A Padded view when the format is one zero-padded integer directive."""
+    from spotit.encodings.textorder import Padded
+
+    if len(fmt) != 2 or fmt[0] != "%" or fmt[1] not in _WIDTHS:
+        return None
+    k = fmt[1]
+    if k == "Y" and not tv.four_digit_year:
+        return None
+    return Padded(p["y" if k == "Y" else k], _WIDTHS[k])
+
+
+def _directive(enc: Encoder, k: str, tv: TimeValue, p: dict[str, FNode]) -> FNode:
+    b = enc.b
+    if k == "%":
+        return b.str("%")
+    if k == "Y":
+        return pad(b, p["y"], 4, signed=not tv.four_digit_year)
+    if k in "mdHMS":
+        return pad(b, p[k], 2)
+    if k == "f":
+        return b.concat(pad(b, p["S"], 2), b.str(".000"))
+    if k == "j":
+        start = julian_day_number(b, p["y"], b.int(1), b.int(1))
+        return pad(b, b.plus(b.minus(tv.day(b), start), b.int(1)), 3)
+    if k == "w":  # 0 = Sunday
+        return ops.str_from_int(b.floormod(b.plus(tv.day(b), b.int(1)), 7))
+    if k == "W":  # week of the year, weeks start on Monday
+        start = julian_day_number(b, p["y"], b.int(1), b.int(1))
+        yday = b.minus(tv.day(b), start)
+        monday_based = b.floormod(tv.day(b), 7)  # 0 = Monday
+        week = _div_sym(b, b.minus(b.plus(yday, b.int(7)), monday_based), 7)
+        return pad(b, week, 2)
+    if k == "s":
+        from spotit.encodings.conversions import int_text
+
+        unix = b.plus(b.times(b.minus(tv.day(b), b.int(2440588)), b.int(SECONDS_PER_DAY)),
+                      tv.secs)
+        return int_text(b, unix)
+    if k == "J":
+        enc.approximate("STRFTIME('%J') text of a symbolic Julian day")
+        return _uf(enc, "jd_text", STRING, b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)),
+                                                  tv.secs))
+    raise Unsupported(f"STRFTIME directive %{k}")
+
+
+def _div_sym(b: Builder, a: FNode, n: int) -> FNode:
+    return _div(b, a, n)

@@ -8,7 +8,8 @@ row. Each IR class's encoding is looked up in the registry; this module only
 dispatches, folds constant subexpressions through SQLite, and keeps the
 bookkeeping the pipeline needs:
 
-- ``side``: definitional constraints of fresh symbols (always satisfiable);
+- ``definitions``: constraints that define fresh symbols (always satisfiable,
+  one solution for given inputs), kept only if the defined symbols are used;
 - ``approximations``: over-approximating encodings that were used (a model
   may then be spurious; proofs stay sound);
 - ``choices``: nondeterminism of the SQL itself (ties under ORDER BY ... LIMIT,
@@ -54,9 +55,17 @@ class SymRel:
     width: int = 0
 
 
+@dataclass(frozen=True)
+class Definition:
+    symbols: tuple[FNode, ...]
+    constraint: FNode
+    approximation: str | None = None
+    exact_when: FNode | None = None
+
+
 @dataclass
 class EncoderOptions:
-    now: datetime = field(default_factory=lambda: datetime(2026, 1, 1, 12, 0, 0))
+    now: datetime = field(default_factory=lambda: datetime(2000, 1, 1))  # set by the pipeline
     max_nodes: int = 2_000_000  # formula budget per check (pysmt nodes created)
 
 
@@ -66,9 +75,11 @@ class Encoder:
         self.b: Builder = db.b
         self.options = options or EncoderOptions()
         self.side: list[FNode] = []
+        self.definitions: list[Definition] = []
         self.approximations: set[str] = set()
         self.choices: list[str] = []
         self.determinism: list[FNode] = []  # conditions under which no choice matters
+        self.exactness: list[FNode] = []  # conditions under which no approximation bites
         self.two_phase = False  # set by the pipeline when determinism is not trivially true
         self._rel_cache: dict[tuple, SymRel] = {}
         self._keepalive: list[Env] = []  # envs whose ids key the cache
@@ -119,8 +130,44 @@ class Encoder:
 
     # ------------------------------------------------------------------ bookkeeping
 
-    def approximate(self, what: str) -> None:
+    def define(self, symbols: Sequence[FNode], constraint: FNode,
+               approximation: str | None = None, exact_when: FNode | None = None) -> None:
+        """Record the constraint defining fresh ``symbols`` (and, if it
+        over-approximates, what and when it is exact): asserted only if some
+        symbol is used."""
+        self.definitions.append(Definition(tuple(symbols), constraint, approximation,
+                                           exact_when))
+
+    def used_definitions(self, roots: Sequence[FNode]) -> list[FNode]:
+        """The definitions the formula ``roots`` needs, to a fixpoint; records their
+        approximations."""
+        from spotit.smt.printer import collect_symbols
+
+        used = set(collect_symbols(roots))
+        pending = list(self.definitions)
+        out = []
+        changed = True
+        while changed:
+            changed = False
+            rest = []
+            for d in pending:
+                if any(s in used for s in d.symbols):
+                    out.append(d.constraint)
+                    used.update(collect_symbols([d.constraint]))
+                    if d.approximation:
+                        self.approximate(d.approximation, d.exact_when)
+                    changed = True
+                else:
+                    rest.append(d)
+            pending = rest
+        return out
+
+    def approximate(self, what: str, exact_when: FNode | None = None) -> None:
+        """Note an over-approximating encoding; ``exact_when`` is a condition under
+        which it is exact (the pipeline searches there first)."""
         self.approximations.add(what)
+        if exact_when is not None:
+            self.exactness.append(exact_when)
 
     def note_real_to_int(self) -> None:
         """REAL-to-INTEGER truncation is exact but needs ``to_int`` (mixed arithmetic)."""

@@ -15,10 +15,14 @@ from spotit.encodings import conversions as C
 from spotit.encodings.builder import Builder
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
-from spotit.encodings.values import Truth, Value, int_value, text_value, truth_of_bool
+from spotit.encodings.textorder import CaseMap
+from spotit.encodings.values import Alt, Truth, Value, int_value, text_value, truth_of_bool
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
+from spotit.ir.types import StorageClass
 from spotit.smt import ops
+
+SQLITE_MAX_LENGTH = 1_000_000_000  # SQLITE_LIMIT_LENGTH: no text is longer
 
 
 def _text(enc: Encoder, v: Value) -> tuple[FNode, FNode]:
@@ -143,28 +147,72 @@ def encode_like(enc: Encoder, e: S.Like, env: Env) -> Truth:
             if len(esc_char) != 1:
                 raise Unsupported("ESCAPE expression must be a single character")
     pattern = pat.constant()
-    null_x, s = _text(enc, enc.value(e.operand, env))
+    operand = C.to_text(enc, enc.value(e.operand, env))
+    null_x, s = _text(enc, operand)
     if pattern is None:
         return Truth(b.FALSE, b.FALSE)
-    regex = glob_regex(pattern) if e.glob else like_regex(pattern, esc_char)
-    cond = b.FALSE if regex is None else _match(b, s, pattern, regex, e.glob, esc_char)
+    view = operand.alts[0].view if operand.alts else None
+    if isinstance(view, CaseMap) and not e.glob:
+        s, view = view.source, None  # LIKE folds ASCII case: LIKE(LOWER(x), p) = LIKE(x, p)
+    cond = _shaped_like(b, view, pattern, e.glob, esc_char)
+    if cond is None:
+        regex = glob_regex(pattern) if e.glob else like_regex(pattern, esc_char)
+        cond = b.FALSE if regex is None else _match(b, s, pattern, regex, e.glob, esc_char)
     return truth_of_bool(b, cond, b.or_(null_x, esc_null))
 
 
+def _shaped_like(b: Builder, view, pattern: str, glob: bool, esc) -> FNode | None:
+    """``date LIKE '2012%'``: a literal prefix on shaped text is an interval of keys.
+    (Shaped text has no letters, so LIKE's case folding cannot matter.)"""
+    if view is None or esc is not None:
+        return None
+    wild = "*?[" if glob else "%_"
+    head = pattern.rstrip("*" if glob else "%")
+    if head == pattern or any(c in head for c in wild):
+        return None
+    from spotit.encodings.textorder import prefix_match
+
+    return prefix_match(b, view, head)
+
+
+MAX_CASE_VARIANT_LETTERS = 6
+
+
+def _case_variants(text: str) -> list[str]:
+    """Every spelling of ``text`` up to ASCII case (2**letters of them)."""
+    import itertools
+
+    letters = [i for i, ch in enumerate(text) if ch.isascii() and ch.isalpha()]
+    out = []
+    for flips in itertools.product((False, True), repeat=len(letters)):
+        chars = list(text)
+        for i, up in zip(letters, flips, strict=True):
+            chars[i] = chars[i].upper() if up else chars[i].lower()
+        out.append("".join(chars))
+    return out
+
+
 def _match(b: Builder, s: FNode, pattern: str, regex, glob: bool, esc) -> FNode:
-    """Cheaper forms for common patterns without letters: prefix/suffix/contains/equal."""
-    if not glob and esc is None and not any(c.isalpha() or c == "_" for c in pattern):
+    """Common LIKE shapes ('lit', 'lit%', '%lit', '%lit%' without ``_``) become
+    str.prefixof / suffixof / contains / = over the literal's case variants, which
+    solvers handle far better than regular expressions."""
+    if not glob and esc is None and "_" not in pattern:
         core = pattern.strip("%")
-        if "%" not in core:
+        letters = sum(1 for c in core if c.isascii() and c.isalpha())
+        if "%" not in core and letters <= MAX_CASE_VARIANT_LETTERS:
             starts, ends = pattern.startswith("%"), pattern.endswith("%")
-            lit = b.str(core)
-            if starts and ends:
-                return b.m.StrContains(s, lit)
-            if ends:
-                return b.m.StrPrefixOf(lit, s)
-            if starts:
-                return b.m.StrSuffixOf(lit, s)
-            return b.eq(s, lit)
+            forms = []
+            for v in _case_variants(core):
+                lit = b.str(v)
+                if starts and ends:
+                    forms.append(b.m.StrContains(s, lit))
+                elif ends:
+                    forms.append(b.m.StrPrefixOf(lit, s))
+                elif starts:
+                    forms.append(b.m.StrSuffixOf(lit, s))
+                else:
+                    forms.append(b.eq(s, lit))
+            return b.or_(forms)
     if s.is_constant():
         from spotit import concrete
 
@@ -186,7 +234,10 @@ def _nullable(b: Builder, *nulls: FNode) -> FNode:
 def fn_length(enc: Encoder, args: list[Value]) -> Value:
     """Characters of the text (numbers: of their text form); NULL for NULL."""
     b = enc.b
-    n, s = _text(enc, args[0])
+    t = C.to_text(enc, args[0])
+    n, s = _text(enc, t)
+    if t.alts and isinstance(t.alts[0].shape, CaseMap):
+        s = t.alts[0].shape.source  # case mapping keeps the length
     return int_value(b, b.str_len(s), n)
 
 
@@ -202,6 +253,9 @@ def fn_substr(enc: Encoder, args: list[Value]) -> Value:
     """SQLite's substr(): 1-based start, negative start from the end, start 0 takes
     one character less, negative length takes the characters before start."""
     b = enc.b
+    shaped = _substr_of_shaped(enc, args)
+    if shaped is not None:
+        return shaped
     ns, s = _text(enc, args[0])
     np1, p1 = _int_arg(enc, args[1])
     nulls = [ns, np1]
@@ -214,7 +268,7 @@ def fn_substr(enc: Encoder, args: list[Value]) -> Value:
         p2 = b.ite(neg2, b.neg(p2raw), p2raw)
     else:
         neg2 = b.FALSE
-        p2 = b.plus(length, b.int(1))  # "to the end"
+        p2 = b.int(SQLITE_MAX_LENGTH)  # SQLite's "to the end": its length limit
     # start
     p1_neg = b.lt(p1, zero)
     q1_neg = b.plus(p1, length)
@@ -237,14 +291,99 @@ def fn_substr(enc: Encoder, args: list[Value]) -> Value:
     return text_value(b, b.m.StrSubstr(s, start, count), b.or_(*nulls))
 
 
+def _substr_of_shaped(enc: Encoder, args: list[Value]) -> Value | None:
+    """SUBSTR of date text at constant positions: the text is fixed-width pieces
+    (``YYYY``, ``-``, ``MM`` ...), so the result is a concatenation of pieces, and a
+    single field keeps its integer view (``SUBSTR(d, 1, 4)`` is the padded year)."""
+    from spotit import concrete
+    from spotit.encodings.textorder import Padded
+
+    b = enc.b
+    t = C.to_text(enc, args[0])
+    if len(t.alts) != 1 or t.alts[0].date is None or not t.alts[0].date.ordered:
+        return None
+    if not all(a.is_constant() and isinstance(a.constant(), int) for a in args[1:]):
+        return None
+    p = t.alts[0].date
+    fields = [("y", 4), "-", ("m", 2), "-", ("d", 2)]
+    if p.has_time:
+        fields += [" ", ("H", 2), ":", ("M", 2), ":", ("S", 2)]
+    marker = "".join(chr(0x41 + i) for i in range(19 if p.has_time else 10))
+    picked = concrete.evaluate("SUBSTR(?, ?, ?)" if len(args) == 3 else "SUBSTR(?, ?)",
+                               (marker, *(a.constant() for a in args[1:])))
+    wanted = [ord(c) - 0x41 for c in picked]
+    pieces, pos, views = [], 0, []
+    for f in fields:
+        width = 1 if isinstance(f, str) else f[1]
+        span = [i - pos for i in wanted if pos <= i < pos + width]
+        if span:
+            if isinstance(f, str):
+                pieces.append(b.str(f))
+            else:
+                term = _pad(b, getattr(p, f[0]), width)
+                if len(span) == width:
+                    pieces.append(term)
+                    views.append(Padded(getattr(p, f[0]), width))
+                else:
+                    pieces.append(b.m.StrSubstr(term, b.int(span[0]), b.int(len(span))))
+                    views.append(None)
+        pos += width
+    text = b.str("")
+    for piece in pieces:
+        text = b.concat(text, piece)
+    view = views[0] if len(pieces) == 1 and views else None
+    return Value(t.null, (Alt(StorageClass.TEXT, b.TRUE, text, None, view),))
+
+
+def _pad(b: Builder, x: FNode, width: int) -> FNode:
+    from spotit.encodings.calendar import pad
+
+    return pad(b, x, width)
+
+
 @function("INSTR", arity=(2, 2), arg_kinds=("text", "text"))
 def fn_instr(enc: Encoder, args: list[Value]) -> Value:
     """1-based position of the first occurrence of y in x, 0 if none."""
     b = enc.b
-    nx, x = _text(enc, args[0])
+    tx = C.to_text(enc, args[0])
+    nx, x = _text(enc, tx)
     ny, y = _text(enc, args[1])
-    pos = b.plus(b.m.StrIndexOf(x, y, b.int(0)), b.int(1))
+    shape = tx.alts[0].shape if tx.alts else None
+    pos = None
+    if isinstance(shape, CaseMap) and y.is_constant():
+        pos = _instr_case_mapped(enc, shape, y.constant_value())
+    if pos is None:
+        pos = b.plus(b.m.StrIndexOf(x, y, b.int(0)), b.int(1))
     return int_value(b, pos, b.or_(nx, ny))
+
+
+def _instr_case_mapped(enc: Encoder, shape: CaseMap, needle: str) -> FNode:
+    """INSTR(LOWER(s), c) read on s: the first position where s holds c up to ASCII
+    case, i.e. the least ``str.indexof`` over c's case variants (exact; at most
+    2**6 variants, more letters use the mapped text)."""
+    from spotit.encodings.textorder import case_map_can_hold
+
+    b = enc.b
+    if not needle:
+        return b.int(1)
+    if not case_map_can_hold(shape, needle):
+        return b.int(0)
+    letters = sum(1 for ch in needle if ch.isascii() and ch.isalpha())
+    if letters > MAX_CASE_VARIANT_LETTERS:
+        return None  # type: ignore[return-value]
+    variants = _case_variants(needle.lower())
+    best = None  # least non-negative index so far, as an (found, index) pair
+    for v in variants:
+        idx = b.m.StrIndexOf(shape.source, b.str(v), b.int(0))
+        found = b.le(b.int(0), idx)
+        if best is None:
+            best = (found, idx)
+        else:
+            bf, bi = best
+            take = b.and_(found, b.or_(b.not_(bf), b.lt(idx, bi)))
+            best = (b.or_(bf, found), b.ite(take, idx, bi))
+    assert best is not None
+    return b.ite(best[0], b.plus(best[1], b.int(1)), b.int(0))
 
 
 @function("REPLACE", arity=(3, 3), arg_kinds=("text", "text", "text"))
@@ -262,33 +401,52 @@ def fn_replace(enc: Encoder, args: list[Value]) -> Value:
     return text_value(b, out, b.or_(nx, ny, nz))
 
 
-def _case_map(b: Builder, s: FNode, upper: bool) -> FNode:
+CASE_MAP_EXACT_LENGTH = 8
+
+
+def _case_map(enc: Encoder, s: FNode, upper: bool) -> FNode:
+    """ASCII case mapping of ``s``: a fresh string of the same length whose first
+    characters are mapped one by one (``str.to_code``). Exact for text of at most
+    ``CASE_MAP_EXACT_LENGTH`` characters; longer text keeps only the length (an
+    over-approximation). Solvers handle this far better than 26 ``str.replace_all``."""
+    from pysmt.typing import STRING
+
+    b = enc.b
     if s.is_constant():
         t = s.constant_value()
-        return b.str("".join(
-            (c.upper() if upper else c.lower()) if c.isascii() else c for c in t
-        ))
-    src = "abcdefghijklmnopqrstuvwxyz"
-    dst = src.upper()
-    if not upper:
-        src, dst = dst, src
-    out = s
-    for a, c in zip(src, dst, strict=True):
-        out = ops.str_replace_all(out, b.str(a), b.str(c))
-    return out
+        return b.str("".join((c.upper() if upper else c.lower()) if c.isascii() else c
+                             for c in t))
+    lo, hi, shift = (97, 122, -32) if upper else (65, 90, 32)
+    u = b.fresh("case", STRING)
+    n = b.str_len(s)
+    cons = [b.eq(b.str_len(u), n)]
+    for i in range(CASE_MAP_EXACT_LENGTH):
+        c = ops.str_to_code(b.m.StrCharAt(s, b.int(i)))
+        mapped = b.ite(b.and_(b.le(b.int(lo), c), b.le(c, b.int(hi))), b.plus(c, b.int(shift)), c)
+        cons.append(b.implies(b.lt(b.int(i), n),
+                              b.eq(ops.str_to_code(b.m.StrCharAt(u, b.int(i))), mapped)))
+    enc.define((u,), b.and_(cons),
+               f"UPPER/LOWER of text longer than {CASE_MAP_EXACT_LENGTH} characters",
+               b.le(n, b.int(CASE_MAP_EXACT_LENGTH)))
+    return u
+
+
+def _case_mapped(enc: Encoder, v: Value, upper: bool) -> Value:
+    b = enc.b
+    n, s = _text(enc, v)
+    shape = None if s.is_constant() else CaseMap(s, upper)
+    return Value(n, (Alt(StorageClass.TEXT, b.TRUE, _case_map(enc, s, upper), None, shape),))
 
 
 @function("UPPER", arity=(1, 1), arg_kinds=("text",))
 def fn_upper(enc: Encoder, args: list[Value]) -> Value:
     """ASCII letters to upper case (SQLite's default, without ICU)."""
-    n, s = _text(enc, args[0])
-    return text_value(enc.b, _case_map(enc.b, s, True), n)
+    return _case_mapped(enc, args[0], True)
 
 
 @function("LOWER", arity=(1, 1), arg_kinds=("text",))
 def fn_lower(enc: Encoder, args: list[Value]) -> Value:
-    n, s = _text(enc, args[0])
-    return text_value(enc.b, _case_map(enc.b, s, False), n)
+    return _case_mapped(enc, args[0], False)
 
 
 def _trim(enc: Encoder, args: list[Value], left: bool, right: bool) -> Value:
@@ -333,7 +491,7 @@ def _trim(enc: Encoder, args: list[Value], left: bool, right: bool) -> Value:
         cons.append(ops.str_in_re(suf, star))
         last = b.m.StrCharAt(mid, b.minus(b.str_len(mid), b.int(1)))
         cons.append(b.not_(ops.str_in_re(last, cset)))
-    enc.side.append(b.and_(*cons))
+    enc.define(tuple(x for x in (pre, mid, suf) if not x.is_constant()), b.and_(*cons))
     return text_value(b, mid, b.or_(*nulls))
 
 

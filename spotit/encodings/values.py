@@ -15,6 +15,7 @@ plain boolean formulas (``t = t1 & t2``, ``f = f1 | f2``, ...).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pysmt.fnode import FNode
 from pysmt.typing import INT, REAL, STRING
@@ -22,8 +23,33 @@ from pysmt.typing import INT, REAL, STRING
 from spotit.encodings.builder import Builder
 from spotit.ir.types import StorageClass
 
+if TYPE_CHECKING:
+    from spotit.encodings.textorder import CaseMap, Padded
+
 SORT_OF = {StorageClass.INTEGER: INT, StorageClass.REAL: REAL, StorageClass.TEXT: STRING}
 _ORDER = (StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT)
+
+
+@dataclass(frozen=True, slots=True)
+class DateParts:
+    """Integer parts of TEXT known to be SQLite's date text ``YYYY-MM-DD[ HH:MM:SS]``
+    (a negative year written ``-YYYY``; two-digit month, day and clock fields).
+
+    ``has_time`` says whether the text shows the time; without it the time is
+    midnight. Date functions read these instead of parsing the text, and two such
+    texts are equal exactly when their parts are. ``ordered``: the parts are a
+    valid date with a year in 0..9999, so text order is the order of the parts
+    (comparisons with constants, LIKE prefixes, SUBSTR by position rely on it).
+    """
+
+    y: FNode
+    m: FNode
+    d: FNode
+    H: FNode
+    M: FNode
+    S: FNode
+    has_time: bool
+    ordered: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +57,13 @@ class Alt:
     cls: StorageClass
     guard: FNode
     term: FNode
+    date: DateParts | None = None
+    shape: Padded | CaseMap | None = None  # see textorder
+
+    @property
+    def view(self):
+        """The structured shape of this TEXT alternative, if known."""
+        return self.date if self.date is not None else self.shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,14 +167,32 @@ def choose(b: Builder, cond: FNode, then: Value, other: Value) -> Value:
         if x is None and y is None:
             continue
         if x is not None and y is not None:
-            alts.append(Alt(cls, b.ite(cond, x.guard, y.guard), b.ite(cond, x.term, y.term)))
+            alts.append(Alt(cls, b.ite(cond, x.guard, y.guard), b.ite(cond, x.term, y.term),
+                            _merge_dates(b, cond, x.date, y.date),
+                            _merge_shape(b, cond, x.shape, y.shape)))
         elif x is not None:
-            alts.append(Alt(cls, b.and_(cond, x.guard), x.term))
+            alts.append(Alt(cls, b.and_(cond, x.guard), x.term, x.date, x.shape))
         else:
             assert y is not None
-            alts.append(Alt(cls, b.and_(b.not_(cond), y.guard), y.term))
+            alts.append(Alt(cls, b.and_(b.not_(cond), y.guard), y.term, y.date, y.shape))
     null = b.ite(cond, then.null, other.null)
     return _drop_impossible(b, Value(null, tuple(alts)))
+
+
+def _merge_dates(b: Builder, cond: FNode, x: DateParts | None, y: DateParts | None
+                 ) -> DateParts | None:
+    if x is None or y is None or x.has_time != y.has_time:
+        return None
+    return DateParts(*(b.ite(cond, getattr(x, f), getattr(y, f)) for f in "ymdHMS"),
+                     x.has_time, x.ordered and y.ordered)
+
+
+def _merge_shape(b: Builder, cond: FNode, x, y):
+    from spotit.encodings.textorder import Padded
+
+    if isinstance(x, Padded) and isinstance(y, Padded) and x.width == y.width:
+        return Padded(b.ite(cond, x.x, y.x), x.width)
+    return None
 
 
 def choose_many(b: Builder, cases: list[tuple[FNode, Value]], default: Value) -> Value:
@@ -156,7 +207,8 @@ def _drop_impossible(b: Builder, v: Value) -> Value:
     alts = tuple(a for a in v.alts if not a.guard.is_false())
     if len(alts) == 1 and not alts[0].guard.is_true():
         # the only class possible when not NULL: its guard is implied
-        alts = (Alt(alts[0].cls, b.TRUE, alts[0].term),)
+        a = alts[0]
+        alts = (Alt(a.cls, b.TRUE, a.term, a.date, a.shape),)
     if not alts:
         return Value(b.TRUE, ())
     return Value(v.null, alts)

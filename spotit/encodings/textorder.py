@@ -1,0 +1,229 @@
+"""Compare structured text without string theory.
+
+Two kinds of TEXT values have a known shape:
+
+- date(time) text ``YYYY-MM-DD[ HH:MM:SS]`` with integer parts (``DateParts``);
+- zero-padded decimals of an integer ``0 <= x < 10**w`` (``STRFTIME('%m', d)``),
+  a ``Padded`` view.
+
+Within one shape, text order *is* the order of the integer key (dates: the
+tuple (y, m, d[, H, M, S]); padded: x). So comparing such text with a
+constant string c reduces to comparing the key with the key of the smallest
+text of that shape that is >= c, found by binary search in Python; and
+comparing two values of one shape compares their keys. The results are
+exactly the text comparisons (BINARY collation), without asking the solver
+to reason about ``str.from_int``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pysmt.fnode import FNode
+
+from spotit.encodings.builder import Builder
+from spotit.encodings.calendar import _civil, julian_day_number_int
+from spotit.encodings.values import DateParts
+
+
+@dataclass(frozen=True, slots=True)
+class Padded:
+    """Text that is ``x`` written with exactly ``width`` digits (0 <= x < 10**width)."""
+
+    x: FNode
+    width: int
+
+
+@dataclass(frozen=True, slots=True)
+class CaseMap:
+    """Text that is ``source`` with ASCII letters upper-cased (``upper``) or lower-cased.
+
+    LIKE folds ASCII case itself, so LIKE on the mapped text is LIKE on the
+    source; equality with a constant is a case-insensitive match of the source.
+    """
+
+    source: FNode
+    upper: bool
+
+
+FIRST_DAY = julian_day_number_int(0, 1, 1)
+LAST_DAY = julian_day_number_int(9999, 12, 31)
+
+
+def _date_text(day: int) -> str:
+    y, m, d = _civil(day)
+    return f"{y:04d}-{m:02d}-{d:02d}"
+
+
+def _datetime_text(n: int) -> str:
+    day, s = divmod(n, 86400)
+    return f"{_date_text(day)} {s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def _first_at_least(lo: int, hi: int, text: Callable[[int], str], c: str) -> int | None:
+    """Smallest n in [lo, hi] with text(n) >= c (text is increasing), None if none."""
+    if text(hi) < c:
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if text(mid) >= c:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@lru_cache(maxsize=4096)
+def date_bound(c: str, has_time: bool) -> tuple[tuple[int, ...] | None, bool]:
+    """(key of the smallest date(time) text >= c or None, whether that text equals c)."""
+    if has_time:
+        n = _first_at_least(FIRST_DAY * 86400, LAST_DAY * 86400 + 86399, _datetime_text, c)
+        if n is None:
+            return None, False
+        day, s = divmod(n, 86400)
+        key = (*_civil(day), s // 3600, s % 3600 // 60, s % 60)
+        return key, _datetime_text(n) == c
+    n = _first_at_least(FIRST_DAY, LAST_DAY, _date_text, c)
+    if n is None:
+        return None, False
+    return _civil(n), _date_text(n) == c
+
+
+@lru_cache(maxsize=4096)
+def padded_bound(c: str, width: int) -> tuple[int | None, bool]:
+    n = _first_at_least(0, 10 ** width - 1, lambda x: str(x).zfill(width), c)
+    if n is None:
+        return None, False
+    return n, str(n).zfill(width) == c
+
+
+def _unordered(view) -> bool:
+    """Date text whose order is not the order of its parts (negative or raw dates)."""
+    return isinstance(view, DateParts) and not view.ordered
+
+
+def date_key(p: DateParts) -> list[FNode]:
+    return [p.y, p.m, p.d, p.H, p.M, p.S] if p.has_time else [p.y, p.m, p.d]
+
+
+def lex_lt(b: Builder, xs: Sequence[FNode], ys: Sequence[FNode]) -> FNode:
+    out = b.FALSE
+    for x, y in reversed(list(zip(xs, ys, strict=True))):
+        out = b.or_(b.lt(x, y), b.and_(b.eq(x, y), out))
+    return out
+
+
+def lex_eq(b: Builder, xs: Sequence[FNode], ys: Sequence[FNode]) -> FNode:
+    return b.and_(b.eq(x, y) for x, y in zip(xs, ys, strict=True))
+
+
+def _ints(b: Builder, key) -> list[FNode]:
+    return [b.int(v) for v in key]
+
+
+# ---------------------------------------------------------------------- public
+
+
+def shaped_lt(b: Builder, x, x_term: FNode, y, y_term: FNode) -> FNode | None:
+    """text(x) < text(y) when a shape makes it cheap, else None (use string theory).
+
+    ``x``/``y`` are the alternatives' views (DateParts, Padded or None).
+    """
+    if _unordered(x) or _unordered(y):
+        return None
+    if isinstance(x, DateParts) and isinstance(y, DateParts) and x.has_time == y.has_time:
+        return lex_lt(b, date_key(x), date_key(y))
+    if isinstance(x, Padded) and isinstance(y, Padded) and x.width == y.width:
+        return b.lt(x.x, y.x)
+    if y is None and y_term.is_constant():
+        return _lt_const(b, x, y_term.constant_value())
+    if x is None and x_term.is_constant():
+        ge = _lt_const(b, y, x_term.constant_value(), strict=False)
+        return None if ge is None else b.not_(ge)
+    return None
+
+
+def shaped_eq(b: Builder, x, x_term: FNode, y, y_term: FNode) -> FNode | None:
+    if isinstance(x, DateParts) and isinstance(y, DateParts):
+        if x.has_time != y.has_time:
+            return b.FALSE
+        return lex_eq(b, date_key(x), date_key(y))
+    if _unordered(x) or _unordered(y):
+        return None
+    if isinstance(x, Padded) and isinstance(y, Padded) and x.width == y.width:
+        return b.eq(x.x, y.x)
+    if y is None and y_term.is_constant():
+        return _eq_const(b, x, y_term.constant_value())
+    if x is None and x_term.is_constant():
+        return _eq_const(b, y, x_term.constant_value())
+    return None
+
+
+def _lt_const(b: Builder, view, c: str, strict: bool = True) -> FNode | None:
+    """text < c (or text <= c when not strict)."""
+    if isinstance(view, DateParts):
+        key, exact = date_bound(c, view.has_time)
+        if key is None:
+            return b.TRUE
+        lt = lex_lt(b, date_key(view), _ints(b, key))
+        return lt if strict or not exact else b.or_(lt, lex_eq(b, date_key(view),
+                                                               _ints(b, key)))
+    if isinstance(view, Padded):
+        n, exact = padded_bound(c, view.width)
+        if n is None:
+            return b.TRUE
+        lt = b.lt(view.x, b.int(n))
+        return lt if strict or not exact else b.le(view.x, b.int(n))
+    return None
+
+
+def ci_literal_re(b: Builder, text: str):
+    """Regex matching exactly ``text`` up to ASCII case."""
+    from spotit.smt import ops
+
+    out = ops.str_to_re(b.str(""))
+    for ch in text:
+        piece = ops.str_to_re(b.str(ch))
+        if ch.isascii() and ch.isalpha():
+            piece = ops.re_union(ops.str_to_re(b.str(ch.lower())),
+                                 ops.str_to_re(b.str(ch.upper())))
+        out = ops.re_concat(out, piece)
+    return out
+
+
+def case_map_can_hold(view: CaseMap, c: str) -> bool:
+    """Whether mapped text can contain ``c`` (upper-cased text has no a-z ...)."""
+    bad = str.islower if view.upper else str.isupper
+    return not any(ch.isascii() and bad(ch) for ch in c)
+
+
+def _eq_const(b: Builder, view, c: str) -> FNode | None:
+    if isinstance(view, CaseMap):
+        from spotit.smt import ops
+
+        if not case_map_can_hold(view, c):
+            return b.FALSE
+        return ops.str_in_re(view.source, ci_literal_re(b, c))
+    if isinstance(view, DateParts):
+        key, exact = date_bound(c, view.has_time)
+        return lex_eq(b, date_key(view), _ints(b, key)) if exact and key else b.FALSE
+    if isinstance(view, Padded):
+        n, exact = padded_bound(c, view.width)
+        return b.eq(view.x, b.int(n)) if exact and n is not None else b.FALSE
+    return None
+
+
+def prefix_match(b: Builder, view, prefix: str) -> FNode | None:
+    """text starts with ``prefix``: the texts with a prefix form an interval."""
+    if view is None or _unordered(view):
+        return None
+    if not prefix:
+        return b.TRUE
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    ge = _lt_const(b, view, prefix)
+    lt = _lt_const(b, view, upper)
+    if ge is None or lt is None:
+        return None
+    return b.and_(b.not_(ge), lt)

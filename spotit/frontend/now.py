@@ -1,0 +1,82 @@
+"""Pin ``'now'`` to one evaluation instant, so SQLite agrees with the encoding.
+
+SQLite reads the clock for ``'now'`` and CURRENT_DATE/TIME/TIMESTAMP, so the
+same query gives different answers on different days. SpotIt evaluates both
+queries at one fixed instant (``--now``); before a counterexample is run on
+SQLite, those spellings are replaced by that instant's text.
+
+Example:
+    >>> from datetime import datetime
+    >>> pin_now("SELECT DATE('now')", datetime(2024, 2, 29, 8, 0, 0))
+    "SELECT DATE('2024-02-29 08:00:00')"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any
+
+from spotit.frontend import ast as A
+from spotit.frontend.parser import parse
+from spotit.frontend.render import render
+
+DATE_FUNCTIONS = {"DATE", "TIME", "DATETIME", "JULIANDAY", "STRFTIME", "UNIXEPOCH", "TIMEDIFF"}
+
+
+def mentions_now(sql: str) -> bool:
+    low = sql.lower()
+    return "now" in low or "current_" in low
+
+
+def pin_now(sql: str, now: datetime) -> str:
+    """``sql`` with every ``'now'`` time value and CURRENT_* replaced by ``now``."""
+    if not mentions_now(sql):
+        return sql
+    stamp = now.strftime("%Y-%m-%d %H:%M:%S")
+    changed = False
+
+    def fix(node: Any) -> Any:
+        nonlocal changed
+        if isinstance(node, A.Function):
+            name = node.name.upper()
+            if name == "CURRENT_DATE" and not node.args:
+                changed = True
+                return A.Literal(stamp[:10], pos=node.pos)
+            if name == "CURRENT_TIME" and not node.args:
+                changed = True
+                return A.Literal(stamp[11:], pos=node.pos)
+            if name == "CURRENT_TIMESTAMP" and not node.args:
+                changed = True
+                return A.Literal(stamp, pos=node.pos)
+            if name in DATE_FUNCTIONS:
+                args = []
+                for a in node.args:
+                    if isinstance(a, A.Literal) and isinstance(a.value, str) and \
+                            a.value.strip().lower() == "now":
+                        changed = True
+                        a = A.Literal(stamp, pos=a.pos)
+                    args.append(a)
+                node = dataclasses.replace(node, args=tuple(args))
+        return node
+
+    tree = _rewrite(parse(sql), fix)
+    return render(tree) if changed else sql
+
+
+def _rewrite(node: Any, fn) -> Any:
+    if isinstance(node, tuple):
+        return tuple(_rewrite(x, fn) for x in node)
+    if not isinstance(node, A.Node):
+        return node
+    changes = {}
+    for f in dataclasses.fields(node):
+        if f.name == "pos":
+            continue
+        old = getattr(node, f.name)
+        new = _rewrite(old, fn)
+        if new is not old:
+            changes[f.name] = new
+    if changes:
+        node = dataclasses.replace(node, **changes)
+    return fn(node)

@@ -1,0 +1,403 @@
+"""Random small databases: a fast, sound search for counterexamples before the solver.
+
+A database on which SQLite confirms that the two queries differ is a
+counterexample however it was found, so trying a few hundred random small
+databases first costs little and settles most inequivalent pairs in
+milliseconds. The databases respect the schema's keys and the domains the
+symbolic search uses (``spotit.ir.types.Domain``), and draw their values
+from the literals of the two queries (and values next to them), so every
+counterexample found here is one the solver could have found too.
+
+The probe reads the queries only as SQLite tokens, not through SpotIt's own
+front end, so it also refutes queries outside the supported fragment. It can
+never prove anything: proofs come from the solver.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+import time
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from sqlglot.dialects.sqlite import SQLite
+from sqlglot.tokens import TokenType
+
+from spotit.encodings.equivalence import Semantics
+from spotit.ir.types import INT64_MAX, INT64_MIN, Domain
+from spotit.schema import Column, Schema, Table
+from spotit.validate import Rows, Validation, results_differ, validate
+
+DEFAULT_TRIALS = 300
+DEFAULT_PROBE_SECONDS = 0.5
+DEFAULT_MAX_ROWS = 3
+
+
+@dataclass
+class Pool:
+    """Candidate cell values per kind, seeded from the queries' literals."""
+
+    ints: list[int] = field(default_factory=lambda: [0, 1, 2, -1])
+    reals: list[float] = field(default_factory=lambda: [0.0, 0.5, 1.0, -1.5])
+    texts: list[str] = field(default_factory=lambda: ["", "a", "A", " a", "1", "a b"])
+    dates: list[str] = field(default_factory=lambda: ["2000-01-01", "1999-12-31",
+                                                      "2000-02-29"])
+    times: list[str] = field(default_factory=lambda: ["00:00:00", "12:30:00", "23:59:59"])
+
+    def add_literal(self, text: str, *, number: bool) -> None:
+        if number:
+            self._add_number(text)
+            self._add_text(text)
+            return
+        self._add_text(text)
+        for variant in (text.upper(), text.lower(), text.strip(), " " + text, text + " "):
+            self._add_text(variant)
+        if "%" in text or "_" in text:  # a LIKE pattern: strings it does and does not match
+            for fill in ("", "x"):
+                self._add_text(text.replace("%", fill).replace("_", "a"))
+        self._add_number(text)
+        self._add_dates(text)
+
+    def _add_text(self, s: str) -> None:
+        if "\x00" not in s and s not in self.texts:
+            self.texts.append(s)
+
+    def _add_number(self, text: str) -> None:
+        m = _NUMERIC_PREFIX.match(text.strip())
+        if not m or not m.group(0):
+            return
+        try:
+            v = float(m.group(0))
+        except ValueError:
+            return
+        if v != v or abs(v) > 1e300:
+            return
+        if v.is_integer() and INT64_MIN < v < INT64_MAX:
+            for i in (int(v), int(v) - 1, int(v) + 1):
+                if i not in self.ints:
+                    self.ints.append(i)
+        for r in (v, v + 0.5, v - 0.5):
+            if r not in self.reals:
+                self.reals.append(r)
+
+    def _add_dates(self, text: str) -> None:
+        m = _DATE_PREFIX.match(text.strip())
+        if not m:
+            return
+        y = int(m.group(1))
+        mo = int(m.group(2)) if m.group(2) else None
+        d = int(m.group(3)) if m.group(3) else None
+        days: list[date] = []
+        try:
+            if mo is None:
+                days = [date(y, 1, 1), date(y, 12, 31), date(y, 6, 15)]
+            elif d is None:
+                first = date(y, mo, 1)
+                last = (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(1)
+                days = [first, last]
+            else:
+                day = date(y, mo, d)
+                days = [day, day - timedelta(1), day + timedelta(1)]
+        except (ValueError, OverflowError):
+            return
+        for day in days:
+            s = day.isoformat()
+            if s not in self.dates:
+                self.dates.append(s)
+        if m.group(4) and m.group(4) not in self.times:
+            self.times.append(m.group(4))
+
+
+_NUMERIC_PREFIX = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_DATE_PREFIX = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}:\d{2}:\d{2}))?)?)?")
+
+
+def query_tokens(sql: str) -> Iterable[tuple[TokenType, str]]:
+    """SQLite tokens of ``sql`` (empty if the tokenizer gives up)."""
+    try:
+        return [(t.token_type, t.text) for t in SQLite().tokenize(sql)]
+    except Exception:  # the tokenizer's errors are not part of its API
+        return []
+
+
+def literal_pool(schema: Schema, queries: Iterable[str]) -> tuple[Pool, list[Table]]:
+    """The value pool of the queries' literals, and the tables they mention
+    (closed over foreign keys, in schema order)."""
+    pool = Pool()
+    names = {t.name.lower() for t in schema.tables}
+    columns = {c.name.lower() for t in schema.tables for c in t.columns}
+    mentioned: set[str] = set()
+    for sql in queries:
+        for kind, text in query_tokens(sql):
+            if kind is TokenType.NUMBER:
+                pool.add_literal(text, number=True)
+            elif kind is TokenType.STRING:
+                pool.add_literal(text, number=False)
+            elif kind in (TokenType.VAR, TokenType.IDENTIFIER) or text.isidentifier():
+                low = text.lower()
+                if low in names:
+                    mentioned.add(low)
+                elif kind is TokenType.IDENTIFIER and low not in columns:
+                    # SQLite reads a double-quoted word that names nothing as a string
+                    pool.add_literal(text, number=False)
+    closed = _close_over_foreign_keys(schema, mentioned)
+    return pool, [t for t in schema.tables if t.name.lower() in closed]
+
+
+def _close_over_foreign_keys(schema: Schema, names: set[str]) -> set[str]:
+    out = set(names)
+    todo = list(names)
+    while todo:
+        t = schema.table(todo.pop())
+        if t is None:
+            continue
+        for fk in t.foreign_keys:
+            parent = fk.ref_table.lower()
+            if parent not in out and schema.table(parent) is not None:
+                out.add(parent)
+                todo.append(parent)
+    return out
+
+
+# --------------------------------------------------------------------------- databases
+
+
+class DatabaseSampler:
+    """Random databases of at most ``max_rows`` rows per table within the domains."""
+
+    def __init__(self, schema: Schema, tables: list[Table], pool: Pool, rng: random.Random,
+                 max_rows: int = DEFAULT_MAX_ROWS):
+        self.schema = schema
+        self.tables = _parents_first(schema, tables)
+        self.pool = pool
+        self.rng = rng
+        self.max_rows = max_rows
+
+    def database(self) -> Rows:
+        rows: Rows = {}
+        for t in self.tables:
+            n = self.rng.choice([n for n in _ROW_COUNTS if n <= self.max_rows])
+            trows: list[tuple] = []
+            for _ in range(n):
+                row = self._row(t, rows)
+                if not _collides(t, trows, row):
+                    trows.append(row)
+            rows[t.name] = trows
+        return repair_foreign_keys(self.schema, rows)
+
+    def _row(self, t: Table, rows: Rows) -> tuple:
+        cells = [self.value(c, nullable=_nullable(t, c)) for c in t.columns]
+        for fk in t.foreign_keys:
+            parent_rows = rows.get(_spelling(self.schema, fk.ref_table), [])
+            if not parent_rows or self.rng.random() < 0.1:
+                continue
+            parent = self.schema.require_table(fk.ref_table)
+            source = self.rng.choice(parent_rows)
+            for c, pc in zip(fk.columns, fk.ref_columns, strict=True):
+                cells[t.column_index(c)] = source[parent.column_index(pc)]
+        return tuple(cells)
+
+    def value(self, column: Column, *, nullable: bool):
+        rng, pool = self.rng, self.pool
+        if nullable and rng.random() < 0.15:
+            return None
+        d = column.domain
+        if d is Domain.ANY:
+            d = rng.choice((Domain.INTEGER, Domain.REAL, Domain.TEXT))
+        elif d is Domain.NUMERIC:
+            d = rng.choice((Domain.INTEGER, Domain.INTEGER, Domain.REAL))
+        if d is Domain.INTEGER:
+            return rng.choice(pool.ints) if rng.random() < 0.85 else rng.randint(-3, 9)
+        if d is Domain.REAL:
+            return rng.choice(pool.reals) if rng.random() < 0.85 else rng.randint(-6, 18) / 2
+        if d is Domain.DATE:
+            return rng.choice(pool.dates)
+        if d is Domain.DATETIME:
+            return rng.choice(pool.dates) + " " + rng.choice(pool.times)
+        r = rng.random()
+        if r < 0.75:
+            return rng.choice(pool.texts)
+        if r < 0.85:
+            return rng.choice(pool.dates)
+        if r < 0.95:
+            return rng.choice(pool.texts) + rng.choice(pool.texts)
+        return "".join(rng.choice("aAbB 1-%_z") for _ in range(rng.randint(1, 4)))
+
+
+_ROW_COUNTS = (0, 1, 2, 3, 3, 2, 1, 2, 3)
+
+
+def _nullable(t: Table, c: Column) -> bool:
+    return not c.not_null and c.name not in t.primary_key
+
+
+def _spelling(schema: Schema, name: str) -> str:
+    t = schema.table(name)
+    return t.name if t is not None else name
+
+
+def _parents_first(schema: Schema, tables: list[Table]) -> list[Table]:
+    """Referenced tables before the tables that reference them (cycles: any order)."""
+    order: list[Table] = []
+    state: dict[str, int] = {}
+
+    def visit(t: Table) -> None:
+        if state.get(t.name):
+            return
+        state[t.name] = 1
+        for fk in t.foreign_keys:
+            parent = schema.table(fk.ref_table)
+            if parent is not None and parent in tables:
+                visit(parent)
+        order.append(t)
+
+    for t in tables:
+        visit(t)
+    return order
+
+
+def _key_of(row: tuple, idx: list[int]) -> tuple | None:
+    """The key's values (None if a cell is NULL: NULLs never collide)."""
+    vals = tuple(row[i] for i in idx)
+    if any(v is None for v in vals):
+        return None
+    # SQLite compares 1 and 1.0 equal and text apart from numbers, as Python does
+    return tuple((isinstance(v, str), v) for v in vals)
+
+
+def _collides(t: Table, rows: list[tuple], row: tuple) -> bool:
+    for key in t.keys:
+        idx = [t.column_index(c) for c in key]
+        mine = _key_of(row, idx)
+        if mine is not None and any(_key_of(r, idx) == mine for r in rows):
+            return True
+    return False
+
+
+def repair_foreign_keys(schema: Schema, rows: Rows) -> Rows:
+    """Drop rows whose foreign key points nowhere until none is left (cascading)."""
+    out = {t: list(r) for t, r in rows.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, trows in out.items():
+            t = schema.require_table(name)
+            for fk in t.foreign_keys:
+                parent = schema.table(fk.ref_table)
+                if parent is None or parent.name not in out:
+                    continue
+                ci = [t.column_index(c) for c in fk.columns]
+                pi = [parent.column_index(c) for c in fk.ref_columns]
+                targets = {_key_of(p, pi) for p in out[parent.name]}
+                kept = [r for r in trows if _key_of(r, ci) is None or _key_of(r, ci) in targets]
+                if len(kept) != len(trows):
+                    trows[:] = kept
+                    changed = True
+    return out
+
+
+# --------------------------------------------------------------------------- search
+
+
+@dataclass
+class ProbeResult:
+    rows: Rows
+    validation: Validation
+    trials: int
+
+
+def probe(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
+          trials: int = DEFAULT_TRIALS, seconds: float = DEFAULT_PROBE_SECONDS,
+          max_rows: int = DEFAULT_MAX_ROWS, seed: int | None = None,
+          shrink: bool = True) -> ProbeResult | None:
+    """A SQLite-confirmed counterexample among random small databases, or None.
+
+    Deterministic for given queries (the seed defaults to a hash of them).
+    """
+    pool, tables = literal_pool(schema, (gold, pred))
+    if not tables:
+        return None
+    if seed is None:
+        seed = zlib.crc32((gold + "\x00" + pred).encode())
+    sampler = DatabaseSampler(schema, tables, pool, random.Random(seed), max_rows)
+    stop = time.monotonic() + seconds
+    conn = schema.create_database()
+    try:
+        for i in range(trials):
+            if time.monotonic() > stop:
+                break
+            rows = sampler.database()
+            if not _differs_once(conn, schema, rows, gold, pred, semantics):
+                continue
+            v = validate(schema, rows, gold, pred, semantics)
+            if not v.confirmed:
+                continue
+            if shrink:
+                rows, v = shrink_database(
+                    schema, rows, v,
+                    lambda r: validate(schema, r, gold, pred, semantics))
+            return ProbeResult(rows, v, i + 1)
+    finally:
+        conn.close()
+    return None
+
+
+def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: str,
+                  pred: str, semantics: Semantics) -> bool:
+    """One cheap run in a transaction that is rolled back afterwards."""
+    try:
+        conn.execute("SAVEPOINT probe")
+        for name, trows in rows.items():
+            if trows:
+                t = schema.require_table(name)
+                marks = ", ".join("?" for _ in t.columns)
+                conn.executemany(f'INSERT INTO "{t.name}" VALUES ({marks})', trows)
+        g = conn.execute(gold).fetchall()
+        p = conn.execute(pred).fetchall()
+        return results_differ(g, p, semantics)
+    except (sqlite3.Error, OverflowError):
+        return False
+    finally:
+        conn.execute("ROLLBACK TO probe")
+        conn.execute("RELEASE probe")
+
+
+def shrink_database(schema: Schema, rows: Rows, v: Validation,
+                    confirm: Callable[[Rows], Validation]) -> tuple[Rows, Validation]:
+    """Fewer rows, then NULL in every cell that does not matter; each step confirmed."""
+    best, best_v = {t: list(r) for t, r in rows.items()}, v
+
+    def accept(candidate: Rows) -> bool:
+        nonlocal best, best_v
+        nv = confirm(candidate)
+        if nv.confirmed:
+            best, best_v = candidate, nv
+            return True
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for name in list(best):
+            for i in reversed(range(len(best[name]))):
+                if i >= len(best[name]):
+                    continue
+                candidate = {t: list(r) for t, r in best.items()}
+                del candidate[name][i]
+                changed |= accept(repair_foreign_keys(schema, candidate))
+        for name in list(best):
+            t = schema.require_table(name)
+            for i in range(len(best[name])):
+                for j, col in enumerate(t.columns):
+                    if best[name][i][j] is None or not _nullable(t, col):
+                        continue  # NULL breaks no key: NULLs never collide or dangle
+                    candidate = {tn: list(r) for tn, r in best.items()}
+                    row = list(candidate[name][i])
+                    row[j] = None
+                    candidate[name][i] = tuple(row)
+                    changed |= accept(candidate)
+    return {t: r for t, r in best.items() if r}, best_v

@@ -1,0 +1,190 @@
+"""Thm 1, checked on one point: the encoding of an expression, with its input row
+pinned to concrete values, against SQLite's value of the same expression.
+
+For a table ``t`` with one concrete row σ and an expression e over its columns,
+SpotIt parses and binds ``SELECT e FROM t`` as usual, encodes it over a
+symbolic database whose cells are pinned to σ, and asks the solver two
+questions about the encoded result v:
+
+- *admissible*: can v be SQLite's value? (must be SAT, for every encoding: an
+  over-approximation must still allow the true value, or proofs are unsound);
+- *exact*: can v be anything else? (must be UNSAT when no over-approximation
+  was used).
+
+Values match when both are NULL, or both INTEGER and equal, or both TEXT and
+equal, or both REAL and within a relative 1e-9 (REAL is modelled exactly,
+SQLite rounds to doubles).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+
+from pysmt.environment import reset_env
+from pysmt.typing import BOOL, INT, REAL, STRING
+
+from spotit import encodings  # noqa: F401
+from spotit.encodings.builder import Builder
+from spotit.encodings.database import SymbolicDatabase
+from spotit.encodings.encoder import Encoder, EncoderOptions
+from spotit.errors import SpotItError, Unsupported
+from spotit.frontend.binder import bind
+from spotit.frontend.parser import parse
+from spotit.ir.types import Domain, StorageClass
+from spotit.schema import Schema, schema_from_ddl
+from spotit.smt.printer import SmtLibWriter
+from spotit.solvers import get_solver
+from spotit.solvers.base import Status
+
+REL_TOLERANCE = Fraction(1, 10**9)
+
+
+@dataclass(frozen=True)
+class PinnedCase:
+    """A one-row table and an expression over its columns."""
+
+    columns: tuple[tuple[str, str], ...]  # (name, declared type)
+    row: tuple
+    expr: str
+    now: datetime = field(default=datetime(2024, 2, 29, 13, 45, 30))
+
+    @property
+    def ddl(self) -> str:
+        cols = ", ".join(f'"{n}" {t}' for n, t in self.columns)
+        return f"CREATE TABLE t ({cols});"
+
+    @property
+    def sql(self) -> str:
+        return f"SELECT {self.expr} FROM t"
+
+
+@dataclass(frozen=True)
+class PinnedOutcome:
+    kind: str  # ok | divergence | unsupported | skipped | error
+    sqlite_value: object = None
+    encoded_value: object = None
+    detail: str = ""
+    exact: bool = True
+
+
+def sqlite_value(case: PinnedCase):
+    from spotit.frontend.now import pin_now
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute(case.ddl)
+    conn.execute(f"INSERT INTO t VALUES ({', '.join('?' for _ in case.row)})", case.row)
+    return conn.execute(pin_now(case.sql, case.now)).fetchone()[0]
+
+
+def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) -> PinnedOutcome:
+    try:
+        expected = sqlite_value(case)
+    except (sqlite3.Error, OverflowError) as e:
+        return PinnedOutcome("skipped", detail=f"SQLite raises: {e}")
+    if isinstance(expected, bytes):
+        return PinnedOutcome("skipped", detail="blob result")
+    schema = schema_from_ddl(case.ddl)
+    try:
+        plan = bind(parse(case.sql), schema)
+    except Unsupported as e:
+        return PinnedOutcome("unsupported", expected, detail=str(e))
+    except SpotItError as e:
+        return PinnedOutcome("error", expected, detail=str(e))
+    reset_env()
+    b = Builder()
+    db = SymbolicDatabase(schema, 1, b)
+    enc = Encoder(db, EncoderOptions(now=case.now))
+    try:
+        rel = enc.rel(plan)
+    except Unsupported as e:
+        return PinnedOutcome("unsupported", expected, detail=str(e))
+    out = rel.rows[0].values[0]
+    pins = [db.present("t", 0), *_pins(b, db, schema, case.row)]
+    o_null, o_cls = b.sym("out!null", BOOL), b.sym("out!cls", INT)
+    o_int, o_real, o_text = b.sym("out!i", INT), b.sym("out!r", REAL), b.sym("out!s", STRING)
+    code = {StorageClass.INTEGER: 1, StorageClass.REAL: 2, StorageClass.TEXT: 3}
+    defs = [b.iff(o_null, out.null)]
+    for a in out.alts:
+        target = {StorageClass.INTEGER: o_int, StorageClass.REAL: o_real,
+                  StorageClass.TEXT: o_text}[a.cls]
+        defs.append(b.implies(b.and_(b.not_(out.null), a.guard),
+                              b.and_(b.eq(o_cls, b.int(code[a.cls])), b.eq(target, a.term))))
+    if out.alts:
+        defs.append(b.implies(b.not_(out.null), b.or_(a.guard for a in out.alts)))
+    core = [*db.constraints(), *enc.side, *pins, *defs]
+    base = [*core, *enc.used_definitions(core)]
+    is_expected = _equals(b, expected, o_null, o_cls, o_int, o_real, o_text)
+    backend = get_solver(solver)
+    exact = not enc.approximations
+    res = backend.check(SmtLibWriter().script([*base, is_expected]), timeout=timeout)
+    if res.status is Status.UNSAT:
+        return PinnedOutcome("divergence", expected, None,
+                             "the encoding cannot produce SQLite's value", exact)
+    if res.status is not Status.SAT:
+        return PinnedOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
+    if not exact:
+        return PinnedOutcome("ok", expected, expected, "admissible (over-approximated)", False)
+    res = backend.check(SmtLibWriter().script([*base, b.not_(is_expected)]), timeout=timeout)
+    if res.status is Status.SAT:
+        got = _decode(res.model or {})
+        return PinnedOutcome("divergence", expected, got,
+                             "the encoding also allows another value", exact)
+    if res.status is not Status.UNSAT:
+        return PinnedOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
+    return PinnedOutcome("ok", expected, expected, "exact", True)
+
+
+def _equals(b: Builder, v, o_null, o_cls, o_int, o_real, o_text):
+    if v is None:
+        return o_null
+    nn = b.not_(o_null)
+    if isinstance(v, bool):
+        v = int(v)
+    if isinstance(v, int):
+        return b.and_(nn, b.eq(o_cls, b.int(1)), b.eq(o_int, b.int(v)))
+    if isinstance(v, float):
+        f = Fraction(v)
+        tol = abs(f) * REL_TOLERANCE + Fraction(1, 10**12)
+        return b.and_(nn, b.eq(o_cls, b.int(2)), b.le(b.real(f - tol), o_real),
+                      b.le(o_real, b.real(f + tol)))
+    return b.and_(nn, b.eq(o_cls, b.int(3)), b.eq(o_text, b.str(str(v))))
+
+
+def _decode(model: dict):
+    if model.get("out!null"):
+        return None
+    cls = model.get("out!cls")
+    return {1: model.get("out!i"), 2: model.get("out!r"), 3: model.get("out!s")}.get(cls)
+
+
+def _pins(b: Builder, db: SymbolicDatabase, schema: Schema, row: tuple):
+    table = schema.require_table("t")
+    out = []
+    for i, v in enumerate(row):
+        value = db.cell("t", 0, i)
+        symbols = dict(db._cells[("t", 0, i)].symbols)
+        if v is None:
+            out.append(value.null)
+            continue
+        out.append(b.not_(value.null))
+        domain = table.columns[i].domain
+        if domain in (Domain.DATE, Domain.DATETIME):
+            parts = [int(x) for x in str(v).replace(" ", "-").replace(":", "-").split("-")]
+            for name, x in zip("ymdHMS", parts, strict=False):
+                out.append(b.eq(symbols[f"date_{name}"], b.int(x)))
+            continue
+        cls = (StorageClass.INTEGER if isinstance(v, int) else
+               StorageClass.REAL if isinstance(v, float) else StorageClass.TEXT)
+        for a in value.alts:
+            if a.cls is cls:
+                out.append(a.guard)
+                out.append(b.eq(a.term, b.int(v) if cls is StorageClass.INTEGER else
+                                b.real(Fraction(v)) if cls is StorageClass.REAL else
+                                b.str(v)))
+                break
+        else:
+            raise ValueError(f"column {table.columns[i].name} cannot hold {v!r}")
+    return out

@@ -1,0 +1,86 @@
+"""Bad input gives a one-line verdict reason naming the problem, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from spotit import check
+
+SCHEMA = "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, x INTEGER);"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "spotit.cli", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("gold,pred,verdict,fragment", [
+    ("SELEC x FROM t", "SELECT x FROM t", "error", "gold"),
+    ("SELECT x FROM t", "SELECT x FROM", "error", "pred"),
+    ("SELECT x FROM t", "SELECT nope FROM t", "error", "no such column: nope"),
+    ("SELECT x FROM t", "SELECT x FROM missing", "error", "no such table: missing"),
+    ("SELECT x FROM t", "SELECT x FROM t; SELECT 1", "error", "pred"),
+    # outside the fragment, and equivalent (so random search cannot refute them either)
+    ("SELECT x FROM t", "SELECT x FROM (SELECT x, RANK() OVER (ORDER BY x) AS r FROM t)",
+     "unsupported", "window function RANK"),
+    ("SELECT 1 UNION SELECT 2 UNION SELECT 3", "WITH RECURSIVE r(n) AS (SELECT 1 UNION "
+     "SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r", "unsupported", "WITH RECURSIVE"),
+])
+def test_bad_queries(gold, pred, verdict, fragment):
+    res = check(SCHEMA, gold, pred, bound=2)
+    assert res.verdict.value == verdict
+    assert fragment in res.reason
+    assert "\n" not in res.reason and "Traceback" not in res.reason
+
+
+def test_unknown_column_names_where(tmp_path):
+    res = check(SCHEMA, "SELECT x FROM t", "SELECT t.x FROM t WHERE t.y = 1")
+    assert res.verdict.value == "error"
+    assert "no such column: t.y" in res.reason and "pred" in res.reason
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("CREATE TABLE t (", "does not load"),
+    ("CREATE INDEX i ON nothing(x);", "does not load"),
+    ("-- only a comment\n", "no tables"),
+])
+def test_bad_schema_text(tmp_path, text, fragment):
+    path = tmp_path / "schema.sql"
+    path.write_text(text)
+    res = check(str(path), "SELECT 1", "SELECT 1")
+    assert res.verdict.value == "error"
+    assert fragment in res.reason and "\n" not in res.reason
+
+
+def test_missing_schema_file():
+    res = check("/nonexistent/schema.sql", "SELECT 1", "SELECT 1")
+    assert res.verdict.value == "error" and "not found" in res.reason
+
+
+def test_tables_json_unknown_db(tmp_path):
+    path = tmp_path / "tables.json"
+    path.write_text(json.dumps([{"db_id": "a", "table_names_original": ["t"],
+                                 "column_names_original": [[-1, "*"], [0, "x"]],
+                                 "column_types": ["text", "integer"],
+                                 "primary_keys": [], "foreign_keys": []}]))
+    res = check(str(path), "SELECT x FROM t", "SELECT x FROM t", db_id="b")
+    assert res.verdict.value == "error" and "'b' is not in" in res.reason
+
+
+def test_cli_bad_input_is_one_line_and_exit_zero(tmp_path):
+    schema = tmp_path / "s.sql"
+    schema.write_text(SCHEMA)
+    p = run_cli("check", "--schema", str(schema), "--gold", "SELECT x FROM t",
+                "--pred", "SELECT nope FROM t")
+    assert p.returncode == 0
+    assert "Traceback" not in p.stdout + p.stderr
+    assert "verdict: error" in p.stdout and "no such column: nope" in p.stdout
+
+
+def test_cli_usage_error_exit_two():
+    p = run_cli("check", "--gold", "SELECT 1")
+    assert p.returncode == 2 and "--schema" in p.stderr
