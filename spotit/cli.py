@@ -1,7 +1,7 @@
-"""Command line: ``spotit check | smtlib | example``.
+"""Command line: ``spotit check | smtlib | example | fuzz``.
 
 Exit status is 0 for every verdict (a verdict is an answer, not a failure)
-and 2 for usage errors.
+and 2 for usage errors; ``spotit fuzz`` exits 1 when it found a discrepancy.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--semantics", default="set", choices=["set", "bag", "list"])
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole check")
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS)")
+    p.add_argument("--probe-trials", type=int, default=300,
+                   help="random databases tried before the solver (0: solver only)")
 
 
 def _now(args) -> datetime | None:
@@ -55,7 +57,8 @@ def cmd_check(args) -> int:
         raise SystemExit("spotit: error: --bound must be at least 1")
     res = check(args.schema, args.gold, args.pred, bound=args.bound, solver=args.solver,
                 semantics=args.semantics, timeout=args.timeout, db_id=args.db_id,
-                now=_now(args), minimize=not args.no_minimize)
+                now=_now(args), minimize=not args.no_minimize,
+                probe_trials=args.probe_trials)
     schema = None
     with contextlib.suppress(SpotItError):
         schema = coerce_schema(args.schema, args.db_id)
@@ -92,6 +95,26 @@ def cmd_example(args) -> int:
     return 0
 
 
+def cmd_fuzz(args) -> int:
+    from spotit.proofs.fuzz import fuzz
+    from spotit.proofs.generators import operator_names
+
+    if args.only and args.only.upper() not in operator_names():
+        names = ", ".join(sorted(operator_names()))
+        raise SystemExit(f"spotit: error: --only {args.only!r} is not an operator; one of: "
+                         f"{names}")
+    if args.examples is not None and args.examples < 1:
+        raise SystemExit("spotit: error: --examples must be at least 1")
+    if args.minutes is not None and args.minutes <= 0:
+        raise SystemExit("spotit: error: --minutes must be positive")
+    solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
+    progress = None if args.json else (lambda line: print(line, file=sys.stderr, flush=True))
+    report = fuzz(examples=args.examples, minutes=args.minutes, seed=args.seed,
+                  solvers=solvers, only=args.only, out_dir=args.out, progress=progress)
+    print(json.dumps(report.to_json(), default=str) if args.json else report.summary())
+    return 1 if report.discrepancies else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spotit",
@@ -117,6 +140,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("example", help="run a bundled example check")
     p.add_argument("--solver", default="z3", choices=["z3", "cvc5"])
     p.set_defaults(func=cmd_example)
+
+    p = sub.add_parser("fuzz", help="check the encodings against SQLite on generated cases")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, help="wall-clock budget (fractions allowed)")
+    budget.add_argument("--examples", type=int,
+                        help="cases per claim (expressions, table pairs; query pairs: 1/4)")
+    p.add_argument("--seed", type=int, default=0, help="the run is deterministic per seed")
+    p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "both"])
+    p.add_argument("--only", metavar="OPERATOR",
+                   help="only expressions whose outermost operator is this one "
+                        "(an IR class like LIKE, CAST, COMPARE, or a function like SUBSTR)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", default="spotit-fuzz",
+                   help="directory for reproducers (default ./spotit-fuzz)")
+    p.set_defaults(func=cmd_fuzz)
     return parser
 
 

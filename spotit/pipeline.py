@@ -291,16 +291,21 @@ class Checker:
         try:
             res = None
             self.tie_only = False
+            # later checks on this session (blocking, shrinking) stay in the same region
+            self.region: list[tuple[str, bool]] = []
             if enc.two_phase:
                 # First a database on which SQLite's arbitrary choices cannot matter.
-                res = session.check(timeout=self._remaining(deadline),
-                                    assumptions=[(PREFERRED, True)])
+                self.region = [(PREFERRED, True)]
+                res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
                 if res.status is Status.UNSAT:
                     res = None
                     # any difference at this k needs a tie (or an approximated operation)
                     self.tie_only = enc.only_ties
             if res is None:
-                res = session.check(timeout=self._remaining(deadline))
+                # Where the preferred part has no model, the rest is the negation; saying
+                # so keeps z3 fast (a plain check after one with assumptions can stall).
+                self.region = [(PREFERRED, False)] if enc.two_phase else []
+                res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
             result.per_bound.append(BoundStat(k, res.status.value, res.seconds,
                                               len(assertions) and _size(assertions), t1 - t0))
             if res.status is Status.UNSAT:
@@ -343,7 +348,7 @@ class Checker:
             writer.push()
             session.push()
             session.add(writer.commands([_block(db, model)]))
-            res = session.check(timeout=self._remaining(deadline))
+            res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
             if res.status is not Status.SAT:
                 break
             model = res.model or {}
@@ -367,7 +372,8 @@ class Checker:
             writer.push()
             session.push()
             session.add(writer.commands([constraint]))
-            res = session.check(timeout=min(5.0, self._remaining(deadline) or 5.0))
+            res = session.check(timeout=min(5.0, self._remaining(deadline) or 5.0),
+                                assumptions=self.region)
             if res.status is Status.SAT:
                 new_rows = db.decode(res.model or {})
                 nv = validate(self.schema, new_rows, self.gold_run, self.pred_run,

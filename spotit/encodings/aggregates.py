@@ -20,6 +20,7 @@ from pysmt.fnode import FNode
 from pysmt.typing import INT
 
 from spotit.encodings import conversions as C
+from spotit.encodings import numtext
 from spotit.encodings.builder import Builder
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import encodes
@@ -136,16 +137,15 @@ def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Va
     nums = [C.to_numeric(enc, v) for v in vals]
     counted = [b.and_(members[j], b.not_(nums[j].null)) for j in range(n)]
     if call.distinct:
-        counted = _first_occurrences(b, counted, nums)
-    int_terms, real_terms, any_real = [], [], []
+        counted = _first_occurrences(b, counted, vals)  # distinct as stored: '12' <> 12
+    int_terms, real_terms = [], []
     for j in range(n):
         for a in nums[j].alts:
             g = b.and_(counted[j], a.guard)
             real_terms.append(b.ite(g, b.to_real(a.term), b.real(0)))
             if a.cls is INT_C:
                 int_terms.append(b.ite(g, a.term, b.int(0)))
-            else:
-                any_real.append(g)
+    any_real = [b.and_(counted[j], b.not_(_sums_as_integer(enc, vals[j]))) for j in range(n)]
     count = b.sum([b.ite(c, b.int(1), b.int(0)) for c in counted])
     empty = b.not_(b.or_(counted))
     total_real = b.sum(real_terms, ty=real_terms[0].get_type()) if real_terms else b.real(0)
@@ -161,6 +161,22 @@ def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Va
     if not has_real.is_false():
         alts.append(Alt(REAL_C, has_real, total_real))
     return normalize(b, Value(empty, tuple(alts)))
+
+
+def _sums_as_integer(enc: Encoder, v: Value) -> FNode:
+    """SUM stays INTEGER only over integers and text that is exactly an integer
+    (``sqlite3_value_numeric_type``: ' 12 ' counts as 12, but '12.0', '12abc' and ''
+    make the sum REAL)."""
+    b = enc.b
+    out = []
+    for a in v.alts:
+        if a.cls is INT_C:
+            out.append(a.guard)
+        elif a.cls is TEXT_C and a.date is None:
+            nt = numtext.decompose(enc, a.term)
+            out.append(b.and_(a.guard, nt.well_formed, b.not_(nt.has_point),
+                              b.not_(nt.has_exponent), nt.int_exact))
+    return b.or_(out)
 
 
 def _extreme(enc: Encoder, members: list[FNode], vals: list[Value], want_max: bool

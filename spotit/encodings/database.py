@@ -27,6 +27,7 @@ from spotit.encodings.builder import Builder
 from spotit.encodings.values import Alt, Value
 from spotit.ir.types import INT64_MAX, INT64_MIN, Domain, StorageClass
 from spotit.schema import Column, Schema, Table
+from spotit.smt import ops
 
 
 @dataclass
@@ -94,6 +95,12 @@ class SymbolicDatabase:
                 role = cls.value
                 term = symbols[role] = b.sym(f"{base}!{role[0]}", _SORT[cls])
                 self.domain_constraints.append(_domain_constraint(b, cls, term))
+                if cls is StorageClass.REAL and column.affinity.is_numeric \
+                        and domain is not Domain.REAL:
+                    # NUMERIC affinity stores an integral real that fits as an INTEGER
+                    self.domain_constraints.append(b.not_(b.and_(
+                        ops.real_is_int(term), b.le(b.real(INT64_MIN), term),
+                        b.le(term, b.real(INT64_MAX)))))
             alts.append(Alt(cls, guard, term, parts))
         return _Cell(Value(null, tuple(alts)), symbols)
 

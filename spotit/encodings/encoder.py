@@ -80,6 +80,7 @@ class Encoder:
         self.choices: list[str] = []
         self.determinism: list[FNode] = []  # conditions under which no choice matters
         self.exactness: list[FNode] = []  # conditions under which no approximation bites
+        self.always_approximate = False  # some approximation has no exact range
         self.two_phase = False  # set by the pipeline when determinism is not trivially true
         self._rel_cache: dict[tuple, SymRel] = {}
         self._keepalive: list[Env] = []  # envs whose ids key the cache
@@ -168,6 +169,8 @@ class Encoder:
         self.approximations.add(what)
         if exact_when is not None:
             self.exactness.append(exact_when)
+        else:
+            self.always_approximate = True
 
     def note_real_to_int(self) -> None:
         """REAL-to-INTEGER truncation is exact but needs ``to_int`` (mixed arithmetic)."""

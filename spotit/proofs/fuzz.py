@@ -1,0 +1,252 @@
+"""``spotit fuzz``: check Thm 1, Thm 2 and end-to-end verdicts on generated cases.
+
+The budget (examples or minutes) is spent in rounds; each round runs, for
+each solver, a short Hypothesis search per claim with its own seed (the run
+is deterministic for a given ``--seed`` and ``--examples``). When a check
+fails, Hypothesis shrinks the case to a minimal one, which is written as a
+reproducer; the search then goes on with the next seed. Solver answers other
+than SAT/UNSAT (timeouts) are counted as inconclusive, never as agreement.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from spotit.proofs import reproducers
+from spotit.proofs.generators import FUZZ_COLUMNS, expressions, fuzz_rows, table_pairs
+from spotit.proofs.pinned import PinnedCase, check_pinned
+from spotit.proofs.queries import check_query_pair, query_pairs
+from spotit.proofs.tables import TableCase, check_tables
+
+EXPRESSION_KINDS = ("any", "num", "text", "bool", "date")
+SEMANTICS = ("set", "bag", "list")
+PAIR_BOUND = 2
+# examples per Hypothesis search, per claim (a round runs one search of each)
+BATCH = {"expression": 25, "tables": 10, "query_pair": 4}
+SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
+
+
+@dataclass
+class Discrepancy:
+    part: str
+    solver: str
+    detail: str
+    reproducer: str
+
+
+@dataclass
+class FuzzReport:
+    expressions_checked: int = 0
+    tables_checked: int = 0
+    query_pairs_checked: int = 0
+    inconclusive: int = 0  # solver timeouts or unknowns
+    unsupported: int = 0  # expressions outside the fragment
+    spurious_pairs: int = 0  # query pairs on which the solver offered an unconfirmed model
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+    seconds: float = 0.0
+    solvers: tuple[str, ...] = ()
+    seed: int = 0
+
+    @property
+    def spurious_rate(self) -> float:
+        return self.spurious_pairs / self.query_pairs_checked if self.query_pairs_checked else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expressions_checked": self.expressions_checked,
+            "tables_checked": self.tables_checked,
+            "query_pairs_checked": self.query_pairs_checked,
+            "discrepancies": len(self.discrepancies),
+            "spurious_rate": round(self.spurious_rate, 4),
+            "reproducers": [d.reproducer for d in self.discrepancies],
+            "discrepancy_details": [d.__dict__ for d in self.discrepancies],
+            "inconclusive": self.inconclusive,
+            "unsupported": self.unsupported,
+            "seconds": round(self.seconds, 1),
+            "solvers": list(self.solvers),
+            "seed": self.seed,
+        }
+
+    def summary(self) -> str:
+        lines = [
+            f"expressions checked (Thm 1):   {self.expressions_checked}",
+            f"table pairs checked (Thm 2):   {self.tables_checked}",
+            f"query pairs checked (end to end): {self.query_pairs_checked}",
+            f"discrepancies:                 {len(self.discrepancies)}",
+            f"spurious rate (query pairs):   {self.spurious_rate:.1%}",
+            f"inconclusive (solver timeout): {self.inconclusive}",
+            f"unsupported expressions:       {self.unsupported}",
+            f"solvers: {', '.join(self.solvers)}; seed {self.seed}; {self.seconds:.0f} s",
+        ]
+        for d in self.discrepancies:
+            lines.append(f"  DISCREPANCY [{d.part}, {d.solver}] {d.detail}\n    -> {d.reproducer}")
+        return "\n".join(lines)
+
+
+class _Found(Exception):
+    """Raised inside a Hypothesis property to make it shrink and stop."""
+
+
+def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, Any]],
+            examples: int, seed: int, stop_at: float | None) -> tuple[int, Any, Any]:
+    """Run ``check_one`` on up to ``examples`` cases; return (checked, case, outcome)
+    where case/outcome are the shrunk failing example, or None."""
+    state: dict[str, Any] = {"checked": 0, "failure": None, "found_at": None}
+
+    def prop(case):
+        failure = state["failure"]
+        if failure is not None:
+            if case == failure[0]:
+                raise _Found  # Hypothesis replays its best failing case at the end
+            if time.monotonic() - state["found_at"] > SHRINK_SECONDS:
+                return  # enough shrinking: every smaller candidate now "passes"
+        elif stop_at is not None and time.monotonic() > stop_at:
+            return
+        state["checked"] += 1
+        kind, outcome = check_one(case)
+        if kind == "divergence":
+            state["failure"] = (case, outcome)
+            state["found_at"] = state["found_at"] or time.monotonic()
+            raise _Found
+
+    test = settings(max_examples=examples, database=None, deadline=None,
+                    phases=(Phase.generate, Phase.shrink), print_blob=False,
+                    suppress_health_check=list(HealthCheck))(given(strategy)(prop))
+    try:
+        hypothesis_seed(seed)(test)()
+    except _Found:
+        pass
+    except Exception:  # Hypothesis may call a failure flaky (solver timeouts differ)
+        if state["failure"] is None:
+            raise
+    failure = state["failure"]
+    return state["checked"], *(failure if failure else (None, None))
+
+
+def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int = 0,
+         solvers: tuple[str, ...] = ("z3",), only: str | None = None,
+         out_dir: str | Path = "spotit-fuzz", progress: Callable[[str], None] | None = None
+         ) -> FuzzReport:
+    """Fuzz the encoder; stop after ``examples`` per claim or ``minutes`` of wall time.
+
+    With ``only`` (an operator or function name) only expressions whose outermost
+    operator is that one are checked (Thm 1), and no tables or query pairs.
+    """
+    if examples is None and minutes is None:
+        examples = 100
+    report = FuzzReport(solvers=solvers, seed=seed)
+    start = time.monotonic()
+    stop_at = start + minutes * 60 if minutes is not None else None
+    targets = {"expression": examples, "tables": 0 if only else examples,
+               "query_pair": 0 if only else (math.ceil(examples / 4) if examples else None)}
+    if examples is None:
+        targets = {"expression": None, "tables": None if not only else 0,
+                   "query_pair": None if not only else 0}
+    done = {"expression": 0, "tables": 0, "query_pair": 0}
+    round_no = 0
+
+    def wanted(part: str) -> int:
+        target = targets[part]
+        if target is None:
+            return BATCH[part]
+        return max(0, min(BATCH[part], target - done[part]))
+
+    def finished() -> bool:
+        if stop_at is not None and time.monotonic() > stop_at:
+            return True
+        return all(targets[p] is not None and done[p] >= targets[p] for p in done)
+
+    while not finished():
+        for solver in solvers:
+            for part in ("expression", "tables", "query_pair"):
+                n = wanted(part)
+                if n == 0 or finished():
+                    continue
+                run_seed = seed * 1_000_003 + round_no * 101 + _PART_SALT[part] + len(solver)
+                checked, case, outcome = _run_part(part, solver, n, run_seed, stop_at, only,
+                                                   report)
+                done[part] += max(checked, 1) if targets[part] is not None else checked
+                if case is not None:
+                    _record(report, part, solver, case, outcome, out_dir)
+        round_no += 1
+        if progress is not None:
+            progress(f"round {round_no}: {report.expressions_checked} expressions, "
+                     f"{report.tables_checked} table pairs, {report.query_pairs_checked} "
+                     f"query pairs, {len(report.discrepancies)} discrepancies")
+    report.seconds = time.monotonic() - start
+    return report
+
+
+_PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2}
+
+
+def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | None,
+              only: str | None, report: FuzzReport):
+    if part == "expression":
+        strategy = st.tuples(
+            st.sampled_from(EXPRESSION_KINDS).flatmap(lambda k: expressions(k, 3, only)),
+            fuzz_rows())
+
+        def one(case):
+            expr, row = case
+            outcome = check_pinned(PinnedCase(FUZZ_COLUMNS, row, expr), solver)
+            report.inconclusive += outcome.kind == "error"
+            report.unsupported += outcome.kind == "unsupported"
+            return outcome.kind, outcome
+
+        checked, case, outcome = _search(strategy, one, n, run_seed, stop_at)
+        report.expressions_checked += checked
+        return checked, case, outcome
+    if part == "tables":
+        strategy = st.tuples(table_pairs(), st.sampled_from(SEMANTICS))
+
+        def one(case):
+            (width, r1, a1, r2, a2), semantics = case
+            outcome = check_tables(TableCase(width, tuple(r1), tuple(r2), tuple(a1),
+                                             tuple(a2), semantics), solver)
+            report.inconclusive += outcome.kind == "error"
+            return outcome.kind, outcome
+
+        checked, case, outcome = _search(strategy, one, n, run_seed, stop_at)
+        report.tables_checked += checked
+        return checked, case, outcome
+
+    def one_pair(case):
+        gold, pred = case
+        outcome = check_query_pair(gold, pred, solver, PAIR_BOUND)
+        report.spurious_pairs += outcome.spurious > 0 or outcome.verdict == "spurious"
+        report.inconclusive += outcome.verdict == "timeout"
+        return outcome.kind, outcome
+
+    checked, case, outcome = _search(query_pairs(), one_pair, n, run_seed, stop_at)
+    report.query_pairs_checked += checked
+    return checked, case, outcome
+
+
+def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) -> None:
+    if part == "expression":
+        expr, row = case
+        data = reproducers.expression_case(PinnedCase(FUZZ_COLUMNS, row, expr), solver,
+                                           outcome)
+        detail = (f"{expr} on row {row}: SQLite {outcome.sqlite_value!r}, encoding "
+                  f"{outcome.encoded_value!r} ({outcome.detail})")
+    elif part == "tables":
+        (width, r1, a1, r2, a2), semantics = case
+        tc = TableCase(width, tuple(r1), tuple(r2), tuple(a1), tuple(a2), semantics)
+        data = reproducers.tables_case(tc, solver, outcome)
+        detail = f"{semantics} {r1} vs {r2}: {outcome.detail}"
+    else:
+        gold, pred = case
+        data = reproducers.query_pair_case(gold, pred, PAIR_BOUND, solver, outcome)
+        detail = f"{gold}  VS  {pred}: {outcome.detail}"
+    path = reproducers.write(out_dir, data)
+    report.discrepancies.append(Discrepancy(part, solver, detail, str(path)))

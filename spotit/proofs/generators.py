@@ -1,0 +1,352 @@
+"""Hypothesis strategies for the soundness harness, driven by the encoder's registry.
+
+Expressions are built from ``OPERATORS`` (one SQL template per IR operator
+class) and from every function in ``spotit.encodings.registry.FUNCTIONS``
+(arguments drawn by the ``arg_kinds`` the function registered), so a newly
+registered function is fuzzed without editing this file, and
+``missing_generators()`` names every registered operator nothing here can
+produce (a test fails on it).
+
+All expressions range over one fuzz table ``t`` with a column of every
+domain; rows hold the edge values where encodings tend to go wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime
+
+from hypothesis import strategies as st
+
+from spotit.encodings import registry
+from spotit.ir import scalar as S
+
+# --------------------------------------------------------------------------- the fuzz table
+
+FUZZ_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("i", "INTEGER"),
+    ("r", "REAL"),
+    ("s", "TEXT"),
+    ("d", "DATE"),
+    ("dt", "DATETIME"),
+    ("n", "NUMERIC"),
+    ("a", ""),
+)
+COLUMN_KINDS = {"i": "num", "r": "num", "n": "num", "s": "text", "d": "date", "dt": "date",
+                "a": "any"}
+
+EDGE_TEXTS = ("", " ", "a", "A", "abc", "aBc", "ABC", "a b", " a ", "%", "_", "a%b", "a_c",
+              "12abc", "+-", "-3", "1.5", "  7", "0x10", "1e3", ".5", "2020-02-29",
+              "2019-13-01", "2021-06-30 23:59:59", "2020-2-3", "é", "\t1")
+EDGE_INTS = (0, 1, -1, 2, 3, 7, 10, 100, 2020, -5)
+EDGE_REALS = (0.0, 0.5, -0.5, 1.0, 1.5, -2.25, 100.0, 2.5e-3, 1e10)
+
+text_values = st.one_of(st.sampled_from(EDGE_TEXTS),
+                        st.text(alphabet="aAbZ 1-%_.:+", max_size=6))
+int_values = st.one_of(st.sampled_from(EDGE_INTS), st.integers(-1000, 1000))
+real_values = st.one_of(st.sampled_from(EDGE_REALS),
+                        st.integers(-400, 400).map(lambda x: x / 8))
+dates = st.one_of(st.sampled_from([date(2000, 2, 29), date(2020, 2, 29), date(1999, 12, 31),
+                                   date(2021, 1, 1), date(1900, 3, 1)]),
+                  st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 31)))
+datetimes = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31))
+
+_DOMAIN_VALUES = {
+    "INTEGER": int_values,
+    "REAL": real_values,
+    "TEXT": text_values,
+    "DATE": dates.map(lambda d: d.isoformat()),
+    "DATETIME": datetimes.map(lambda d: d.strftime("%Y-%m-%d %H:%M:%S")),
+    "NUMERIC": st.one_of(int_values, real_values),
+    "": st.one_of(int_values, real_values, text_values),
+}
+
+
+def cell(declared: str) -> st.SearchStrategy:
+    """A value of a column with this declared type (NULL included)."""
+    return st.one_of(st.none(), _DOMAIN_VALUES[declared])
+
+
+def fuzz_rows() -> st.SearchStrategy[tuple]:
+    return st.tuples(*(cell(t) for _, t in FUZZ_COLUMNS))
+
+
+# --------------------------------------------------------------------------- literals
+
+def sql_literal(v) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+_LITERALS: dict[str, st.SearchStrategy[str]] = {
+    "num": st.one_of(int_values, real_values).map(sql_literal),
+    "int": st.integers(-4, 12).map(str),
+    "text": text_values.map(sql_literal),
+    "any": st.one_of(st.none(), int_values, real_values, text_values).map(sql_literal),
+    "date": st.one_of(
+        dates.map(lambda d: sql_literal(d.isoformat())),
+        datetimes.map(lambda d: sql_literal(d.strftime("%Y-%m-%d %H:%M:%S"))),
+        st.sampled_from(["'now'", "'2020-02-30'", "'2020-01-01T10:00'", "'12:30'",
+                         "2459000.5", "'x'"]),
+    ),
+    "fmt": st.sampled_from(["'%Y'", "'%m'", "'%d'", "'%Y-%m'", "'%H'", "'%M'", "'%S'",
+                            "'%Y-%m-%d'", "'%H:%M:%S'", "'%j'", "'%w'", "'%s'", "'%J'",
+                            "'%%'", "'%Y%m'", "'year %Y'"]),
+    "modifier": st.sampled_from(["'+1 day'", "'-1 day'", "'+2 months'", "'-1 month'",
+                                 "'+1 year'", "'start of month'", "'start of year'",
+                                 "'start of day'", "'+3 hours'", "'-90 minutes'",
+                                 "'+30 seconds'", "'+0.5 days'", "'weekday 0'"]),
+    "chars": st.sampled_from(["' '", "'a'", "'ab'", "' a'", "'%'", "''"]),
+    "digits": st.sampled_from(["0", "1", "2", "-1"]),
+    "pattern": st.one_of(
+        st.sampled_from(["'a%'", "'%a'", "'%b%'", "'A_c'", "'%'", "'_'", "''", "'2020%'",
+                         "'%-02-%'", "'1%'", "'a\\%%'"]),
+        st.text(alphabet="aB%_1 -", max_size=5).map(sql_literal),
+    ),
+}
+
+KINDS = (*_LITERALS, "bool")
+
+
+# --------------------------------------------------------------------------- operators
+
+Draw = Callable[[st.SearchStrategy], object]
+Expr = Callable[[str], st.SearchStrategy[str]]  # kind -> strategy of SQL expressions
+
+ARITH_OPS = ("+", "-", "*", "/", "%")
+COMPARE_OPS = ("=", "<>", "<", "<=", ">", ">=", "==", "!=")
+CAST_TYPES = ("INTEGER", "REAL", "TEXT", "NUMERIC", "INT", "VARCHAR(10)")
+
+
+def _arith(draw: Draw, sub: Expr, kind: str) -> str:
+    return f"({draw(sub('num'))} {draw(st.sampled_from(ARITH_OPS))} {draw(sub('num'))})"
+
+
+def _negate(draw: Draw, sub: Expr, kind: str) -> str:
+    return f"(-{draw(sub('num'))})"
+
+
+def _concat(draw: Draw, sub: Expr, kind: str) -> str:
+    return f"({draw(sub('any'))} || {draw(sub('any'))})"
+
+
+def _compare(draw: Draw, sub: Expr, kind: str) -> str:
+    left_kind = draw(st.sampled_from(("num", "text", "any", "date")))
+    op = draw(st.sampled_from(COMPARE_OPS))
+    return f"({draw(sub(left_kind))} {op} {draw(sub(left_kind))})"
+
+
+def _is(draw: Draw, sub: Expr, kind: str) -> str:
+    neg = draw(st.sampled_from(("", "NOT ")))
+    return f"({draw(sub('any'))} IS {neg}{draw(sub('any'))})"
+
+
+def _is_null(draw: Draw, sub: Expr, kind: str) -> str:
+    form = draw(st.sampled_from(("IS NULL", "IS NOT NULL", "ISNULL", "NOTNULL")))
+    return f"({draw(sub('any'))} {form})"
+
+
+def _and(draw: Draw, sub: Expr, kind: str) -> str:
+    return f"({draw(sub('bool'))} AND {draw(sub('bool'))})"
+
+
+def _or(draw: Draw, sub: Expr, kind: str) -> str:
+    return f"({draw(sub('bool'))} OR {draw(sub('bool'))})"
+
+
+def _not(draw: Draw, sub: Expr, kind: str) -> str:
+    return f"(NOT {draw(sub('bool'))})"
+
+
+def _like(draw: Draw, sub: Expr, kind: str) -> str:
+    x = draw(sub(draw(st.sampled_from(("text", "date", "any")))))
+    neg = draw(st.sampled_from(("", "NOT ")))
+    form = draw(st.integers(0, 3))
+    if form == 0:
+        return f"({x} {neg}GLOB {draw(st.sampled_from(['a*', '*b*', '?B*', '[a-c]*', '2020*']))!r})"
+    pattern = draw(_LITERALS["pattern"]) if form < 3 else draw(sub("text"))
+    escape = " ESCAPE '\\'" if form == 2 else ""
+    return f"({x} {neg}LIKE {pattern}{escape})"
+
+
+def _case(draw: Draw, sub: Expr, kind: str) -> str:
+    result = kind if kind != "bool" else "any"
+    if draw(st.booleans()):
+        return f"IIF({draw(sub('bool'))}, {draw(sub(result))}, {draw(sub(result))})"
+    whens = draw(st.lists(st.tuples(sub("bool"), sub(result)), min_size=1, max_size=2))
+    body = " ".join(f"WHEN {w} THEN {t}" for w, t in whens)
+    else_ = f" ELSE {draw(sub(result))}" if draw(st.booleans()) else ""
+    return f"CASE {body}{else_} END"
+
+
+def _cast(draw: Draw, sub: Expr, kind: str) -> str:
+    return f"CAST({draw(sub('any'))} AS {draw(st.sampled_from(CAST_TYPES))})"
+
+
+def _in(draw: Draw, sub: Expr, kind: str) -> str:
+    neg = draw(st.sampled_from(("", "NOT ")))
+    x = draw(sub("any"))
+    if draw(st.booleans()):
+        items = draw(st.lists(sub("any"), min_size=1, max_size=3))
+        return f"({x} {neg}IN ({', '.join(items)}))"
+    col = draw(st.sampled_from([c for c, _ in FUZZ_COLUMNS]))
+    return f"({x} {neg}IN (SELECT {col} FROM t AS t2 WHERE {draw(sub('bool'))}))"
+
+
+def _exists(draw: Draw, sub: Expr, kind: str) -> str:
+    neg = draw(st.sampled_from(("", "NOT ")))
+    return f"({neg}EXISTS (SELECT 1 FROM t AS t2 WHERE {draw(sub('bool'))}))"
+
+
+def _scalar_subquery(draw: Draw, sub: Expr, kind: str) -> str:
+    inner = draw(sub(kind if kind != "bool" else "any"))
+    agg = draw(st.sampled_from(("", "MAX", "COUNT", "SUM", "MIN", "AVG")))
+    head = f"{agg}({inner})" if agg else inner
+    return f"(SELECT {head} FROM t AS t2 WHERE {draw(sub('bool'))})"
+
+
+def _call(draw: Draw, sub: Expr, kind: str) -> str:
+    name = draw(st.sampled_from(sorted(registry.FUNCTIONS)))
+    return function_call(draw, sub, name)
+
+
+def function_call(draw: Draw, sub: Expr, name: str) -> str:
+    """A call of registered function ``name`` with arguments of its registered kinds."""
+    spec = registry.FUNCTIONS[name]
+    if spec.max_args == 0:
+        return name if name.startswith("CURRENT_") else f"{name}()"
+    top = spec.max_args if spec.max_args is not None else spec.min_args + 2
+    n = draw(st.integers(spec.min_args, top))
+    kinds = list(spec.arg_kinds) or ["any"]
+    args = [draw(argument(sub, kinds[min(j, len(kinds) - 1)])) for j in range(n)]
+    if name == "+":
+        return f"(+{args[0]})"
+    return f"{name}({', '.join(args)})"
+
+
+def argument(sub: Expr, kind: str) -> st.SearchStrategy[str]:
+    """An argument of a registered kind: a literal of it, or an expression of its type."""
+    if kind in ("fmt", "modifier", "chars", "digits", "pattern"):
+        return st.one_of(_LITERALS[kind], _LITERALS[kind], sub("any"))
+    if kind == "int":
+        return st.one_of(_LITERALS["int"], sub("num"))
+    return sub(kind if kind in KINDS else "any")
+
+
+# Each IR operator class: how to write it in SQL, and the kinds of value it yields.
+OPERATORS: dict[type, tuple[Callable[[Draw, Expr, str], str], tuple[str, ...]]] = {
+    S.Arith: (_arith, ("num", "any")),
+    S.Negate: (_negate, ("num", "any")),
+    S.Concat: (_concat, ("text", "any")),
+    S.Compare: (_compare, ("bool",)),
+    S.Is: (_is, ("bool",)),
+    S.IsNull: (_is_null, ("bool",)),
+    S.And: (_and, ("bool",)),
+    S.Or: (_or, ("bool",)),
+    S.Not: (_not, ("bool",)),
+    S.Like: (_like, ("bool",)),
+    S.Case: (_case, ("num", "text", "any", "date")),
+    S.Cast: (_cast, ("num", "text", "any")),
+    S.Call: (_call, ("num", "text", "any", "date")),
+    S.InSubquery: (_in, ("bool",)),
+    S.Exists: (_exists, ("bool",)),
+    S.ScalarSubquery: (_scalar_subquery, ("num", "text", "any")),
+}
+LEAVES = (S.Const, S.ColumnRef)  # produced by ``leaf``
+
+
+def missing_generators() -> list[str]:
+    """Registered operators and functions this module cannot generate."""
+    out = [c.__name__ for c in registry.SCALAR if c not in OPERATORS and c not in LEAVES]
+    for name, spec in registry.FUNCTIONS.items():
+        if spec.min_args and not spec.arg_kinds:
+            out.append(f"{name} (no arg_kinds)")
+    return sorted(out)
+
+
+def operator_names() -> dict[str, tuple[type, str | None]]:
+    """``--only`` names: IR classes (``Like``) and function names (``SUBSTR``)."""
+    out: dict[str, tuple[type, str | None]] = {c.__name__.upper(): (c, None) for c in OPERATORS}
+    out.update({n.upper(): (S.Call, n) for n in registry.FUNCTIONS})
+    return out
+
+
+def leaf(kind: str) -> st.SearchStrategy[str]:
+    cols = [c for c, k in COLUMN_KINDS.items()
+            if kind in ("any", "bool") or k == kind or (kind == "date" and k == "text")]
+    if kind == "bool":
+        return st.sampled_from(cols)  # a value in a boolean context
+    return st.one_of(st.sampled_from(cols), _LITERALS[kind if kind in _LITERALS else "any"])
+
+
+def expressions(kind: str = "any", depth: int = 3, only: str | None = None
+                ) -> st.SearchStrategy[str]:
+    """SQL expressions of ``kind`` over table ``t``, at most ``depth`` operators deep.
+
+    With ``only`` (an ``operator_names()`` key) the outermost operator is that one.
+    """
+
+    def sub_at(d: int) -> Expr:
+        def sub(k: str) -> st.SearchStrategy[str]:
+            return node(k, d)
+        return sub
+
+    def operator(k: str, d: int) -> st.SearchStrategy[str]:
+        ops = [c for c, (_, kinds) in OPERATORS.items() if k in kinds]
+        return st.sampled_from(ops).flatmap(
+            lambda c: st.composite(lambda draw: OPERATORS[c][0](draw, sub_at(d - 1), k))())
+
+    def node(k: str, d: int) -> st.SearchStrategy[str]:
+        if d <= 0:
+            return leaf(k)
+        # inner nodes: an operator two times in three
+        return st.integers(0, 2).flatmap(lambda x: leaf(k) if x == 0 else operator(k, d))
+
+    if only is None:
+        return operator(kind, depth)  # the outermost node is always an operator
+    cls, fname = operator_names()[only.upper()]
+    if fname is not None:
+        return st.composite(lambda draw: function_call(draw, sub_at(depth - 1), fname))()
+    make, kinds = OPERATORS[cls]
+    return st.composite(lambda draw: make(draw, sub_at(depth - 1), kinds[0]))()
+
+
+# --------------------------------------------------------------------------- tables (Thm 2)
+
+TABLE_VALUES = st.sampled_from([None, 0, 1, 1.0, 2, 0.5, "1", "a", "A", "", "1.0"])
+
+
+@st.composite
+def table_pairs(draw: Draw) -> tuple[int, list, list, list, list]:
+    """(width, rows1, absent1, rows2, absent2): present rows and ignored absent rows.
+
+    The second table is often the first one rearranged (permuted, a row
+    duplicated or dropped, one value changed) so that equal pairs are common.
+    """
+    width = draw(st.integers(1, 3))
+    row = st.tuples(*([TABLE_VALUES] * width))
+    rows1 = draw(st.lists(row, max_size=4))
+    how = draw(st.sampled_from(("same", "permute", "duplicate", "drop", "change", "fresh")))
+    rows2 = list(rows1)
+    if how == "permute":
+        rows2 = draw(st.permutations(rows1))
+    elif how == "duplicate" and rows1:
+        rows2 = [*rows1, draw(st.sampled_from(rows1))]
+    elif how == "drop" and rows1:
+        del rows2[draw(st.integers(0, len(rows1) - 1))]
+    elif how == "change" and rows1:
+        j = draw(st.integers(0, len(rows1) - 1))
+        c = draw(st.integers(0, width - 1))
+        changed = list(rows2[j])
+        changed[c] = draw(TABLE_VALUES)
+        rows2[j] = tuple(changed)
+    elif how == "fresh":
+        rows2 = draw(st.lists(row, max_size=4))
+    absent1 = draw(st.lists(row, max_size=2))
+    absent2 = draw(st.lists(row, max_size=2))
+    return width, rows1, absent1, rows2, absent2

@@ -1,0 +1,86 @@
+"""Self-contained discrepancy cases: written by the fuzzer, replayed by tests.
+
+A reproducer is one JSON file naming the claim it refutes (``expression``:
+Thm 1, ``tables``: Thm 2, ``query_pair``: end to end) and everything needed
+to re-run it without the fuzzer: the schema, the expression or queries, the
+concrete row, tables or database, and both sides' answers when it was found.
+``replay`` re-runs the check and returns its fresh outcome, so a fixed bug's
+reproducer becomes a regression test (``tests/regressions/``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from spotit.proofs.pinned import PinnedCase, check_pinned
+from spotit.proofs.queries import FUZZ_DDL, check_query_pair
+from spotit.proofs.tables import TableCase, check_tables
+
+
+def write(directory: str | Path, case: dict[str, Any]) -> Path:
+    """Save ``case`` under a name derived from its content (same case, same file)."""
+    path = Path(directory)
+    path.mkdir(parents=True, exist_ok=True)
+    body = json.dumps(case, indent=2, sort_keys=True, default=str)
+    digest = hashlib.sha1(body.encode()).hexdigest()[:10]
+    out = path / f"{case['part']}-{case.get('solver', 'any')}-{digest}.json"
+    out.write_text(body + "\n", encoding="utf-8")
+    return out
+
+
+def expression_case(case: PinnedCase, solver: str, outcome) -> dict[str, Any]:
+    return {
+        "part": "expression", "claim": "Thm 1", "solver": solver,
+        "columns": [list(c) for c in case.columns], "row": list(case.row),
+        "expr": case.expr, "now": case.now.isoformat(sep=" "),
+        "sqlite_value": outcome.sqlite_value, "encoded_value": outcome.encoded_value,
+        "detail": outcome.detail,
+    }
+
+
+def tables_case(case: TableCase, solver: str, outcome) -> dict[str, Any]:
+    return {
+        "part": "tables", "claim": "Thm 2", "solver": solver, "width": case.width,
+        "semantics": case.semantics,
+        "rows1": [list(r) for r in case.rows1], "rows2": [list(r) for r in case.rows2],
+        "absent1": [list(r) for r in case.absent1], "absent2": [list(r) for r in case.absent2],
+        "expected_differ": outcome.expected_differ, "formula_differ": outcome.formula_differ,
+        "detail": outcome.detail,
+    }
+
+
+def query_pair_case(gold: str, pred: str, bound: int, solver: str, outcome) -> dict[str, Any]:
+    return {
+        "part": "query_pair", "claim": "end to end", "solver": solver, "schema": FUZZ_DDL,
+        "gold": gold, "pred": pred, "bound": bound, "database": outcome.database,
+        "verdict": outcome.verdict, "proven_bound": outcome.proven_bound,
+        "difference_at": outcome.difference_at, "detail": outcome.detail,
+    }
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def replay(path: str | Path, solver: str | None = None):
+    """Re-run a reproducer (with its own solver unless ``solver`` is given)."""
+    case = load(path)
+    solver = solver or case.get("solver", "z3")
+    part = case["part"]
+    if part == "expression":
+        pinned = PinnedCase(tuple(tuple(c) for c in case["columns"]), tuple(case["row"]),
+                            case["expr"], datetime.fromisoformat(case["now"]))
+        return check_pinned(pinned, solver)
+    if part == "tables":
+        return check_tables(TableCase(
+            case["width"], tuple(map(tuple, case["rows1"])), tuple(map(tuple, case["rows2"])),
+            tuple(map(tuple, case["absent1"])), tuple(map(tuple, case["absent2"])),
+            case["semantics"]), solver)
+    if part == "query_pair":
+        return check_query_pair(case["gold"], case["pred"], solver, case["bound"],
+                                ddl=case["schema"], known_database=case.get("database"))
+    raise ValueError(f"{path}: unknown reproducer part {part!r}")
