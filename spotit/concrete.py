@@ -37,9 +37,18 @@ class SqliteEvalError(Exception):
     pass
 
 
-@lru_cache(maxsize=65536)
+def _typed(params: tuple) -> tuple:
+    """A cache key that tells 0, 0.0, -0.0 and False apart (Python's == does not)."""
+    return tuple((type(p), repr(p)) for p in params)
+
+
 def evaluate(sql: str, params: tuple = ()):
     """The single value of ``SELECT <sql>`` on SQLite (raises SqliteEvalError on error)."""
+    return _evaluate(sql, params, _typed(params))
+
+
+@lru_cache(maxsize=65536)
+def _evaluate(sql: str, params: tuple, _key: tuple):
     try:
         row = _conn().execute(f"SELECT {sql}", params).fetchone()
     except (sqlite3.Error, OverflowError) as e:
@@ -47,9 +56,13 @@ def evaluate(sql: str, params: tuple = ()):
     return row[0]
 
 
-@lru_cache(maxsize=65536)
 def apply_affinity(value: int | float | str | None, affinity: Affinity):
     """The value SQLite stores when ``value`` is put in a column of ``affinity``."""
+    return _apply_affinity(value, affinity, _typed((value,)))
+
+
+@lru_cache(maxsize=65536)
+def _apply_affinity(value: int | float | str | None, affinity: Affinity, _key: tuple):
     if affinity is Affinity.BLOB or value is None:
         return value
     col = _AFFINITY_COLUMN[affinity]

@@ -17,10 +17,11 @@ from fractions import Fraction
 from pysmt.fnode import FNode
 
 from spotit.encodings import conversions as C
+from spotit.encodings import numtext
 from spotit.encodings.builder import Builder
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
-from spotit.encodings.values import Alt, Value, normalize, real_value
+from spotit.encodings.values import Alt, Value, int_value, normalize, null_value, real_value
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
 from spotit.ir.types import Affinity, StorageClass
@@ -119,6 +120,34 @@ def fn_abs(enc: Encoder, args: list[Value]) -> Value:
         zero = b.int(0) if a.cls is INT_C else b.real(0)
         alts.append(Alt(a.cls, a.guard, b.ite(b.lt(a.term, zero), b.neg(a.term), a.term)))
     return Value(x.null, tuple(alts))
+
+
+@function("SIGN", arity=(1, 1), arg_kinds=("any",))
+def fn_sign(enc: Encoder, args: list[Value]) -> Value:
+    """-1, 0 or 1 by the sign of a number (SQLite 3.35+); NULL for NULL and for text
+    that is not a number as a whole (``SIGN(' 12 ') = 1``, ``SIGN('12abc')`` is NULL)."""
+    b = enc.b
+    x = args[0]
+    not_a_number = []
+    text = x.alt(StorageClass.TEXT)
+    if text is not None:
+        if text.date is not None:  # date text is never a number
+            not_a_number.append(text.guard)
+        else:
+            nt = numtext.decompose(enc, text.term)
+            not_a_number.append(b.and_(text.guard, b.not_(nt.well_formed)))
+    n = C.to_numeric(enc, x)
+    if not n.alts:
+        return null_value(b)
+    signs = []
+    for a in n.alts:
+        zero = b.int(0) if a.cls is INT_C else b.real(0)
+        signs.append((a.guard, b.ite(b.lt(a.term, zero), b.int(-1),
+                                     b.ite(b.eq(a.term, zero), b.int(0), b.int(1)))))
+    term = signs[-1][1]
+    for guard, sign in reversed(signs[:-1]):
+        term = b.ite(guard, sign, term)
+    return int_value(b, term, b.or_(n.null, *not_a_number))
 
 
 @function("ROUND", arity=(1, 2), arg_kinds=("num", "digits"))

@@ -31,14 +31,24 @@ class Expr(Node):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Literal(Expr):
     """A constant: ``None`` is NULL; ``bytes`` is a blob literal ``x'..'``.
 
     ``TRUE``/``FALSE`` are SQLite aliases for 1 and 0 and arrive as ints.
+    Equality is by type too (``1`` and ``1.0`` are different literals in SQLite).
     """
 
     value: int | float | str | bytes | None
+
+    def _key(self) -> tuple:
+        return type(self.value), repr(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Literal) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 @dataclass(frozen=True, slots=True)

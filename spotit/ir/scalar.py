@@ -26,11 +26,25 @@ class Expr:
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Const(Expr):
-    """A literal: int, float, str or None (NULL)."""
+    """A literal: int, float, str or None (NULL).
+
+    Equality is by storage class too: Python has ``0 == 0.0 == False``, SQLite
+    does not (``0 || ''`` is ``'0'``, ``0.0 || ''`` is ``'0.0'``), and plans are
+    compared and deduplicated by equality.
+    """
 
     value: int | float | str | None
+
+    def _key(self) -> tuple:
+        return type(self.value), repr(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Const) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,14 +49,15 @@ real_values = st.one_of(st.sampled_from(EDGE_REALS),
 dates = st.one_of(st.sampled_from([date(2000, 2, 29), date(2020, 2, 29), date(1999, 12, 31),
                                    date(2021, 1, 1), date(1900, 3, 1)]),
                   st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 31)))
-datetimes = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31))
+datetimes = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)).map(
+    lambda d: d.replace(microsecond=0))
 
 _DOMAIN_VALUES = {
     "INTEGER": int_values,
     "REAL": real_values,
     "TEXT": text_values,
     "DATE": dates.map(lambda d: d.isoformat()),
-    "DATETIME": datetimes.map(lambda d: d.strftime("%Y-%m-%d %H:%M:%S")),
+    "DATETIME": datetimes.map(lambda d: d.isoformat(sep=" ")),  # zero-padded year
     "NUMERIC": st.one_of(int_values, real_values),
     "": st.one_of(int_values, real_values, text_values),
 }
@@ -90,7 +91,7 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
     "any": st.one_of(st.none(), int_values, real_values, text_values).map(sql_literal),
     "date": st.one_of(
         dates.map(lambda d: sql_literal(d.isoformat())),
-        datetimes.map(lambda d: sql_literal(d.strftime("%Y-%m-%d %H:%M:%S"))),
+        datetimes.map(lambda d: sql_literal(d.isoformat(sep=" "))),
         st.sampled_from(["'now'", "'2020-02-30'", "'2020-01-01T10:00'", "'12:30'",
                          "2459000.5", "'x'"]),
     ),

@@ -191,6 +191,8 @@ def _pins(b: Builder, db: SymbolicDatabase, schema: Schema, row: tuple):
         out.append(b.not_(value.null))
         domain = table.columns[i].domain
         if domain in (Domain.DATE, Domain.DATETIME):
+            if not _in_date_domain(v, domain):
+                raise ValueError(f"column {table.columns[i].name} cannot hold {v!r}")
             parts = [int(x) for x in str(v).replace(" ", "-").replace(":", "-").split("-")]
             for name, x in zip("ymdHMS", parts, strict=False):
                 out.append(b.eq(symbols[f"date_{name}"], b.int(x)))
@@ -207,3 +209,14 @@ def _pins(b: Builder, db: SymbolicDatabase, schema: Schema, row: tuple):
         else:
             raise ValueError(f"column {table.columns[i].name} cannot hold {v!r}")
     return out
+
+
+def _in_date_domain(v, domain: Domain) -> bool:
+    """Valid zero-padded date (or datetime) text, as the DATE/DATETIME domains hold."""
+    fmt = "%Y-%m-%d" if domain is Domain.DATE else "%Y-%m-%d %H:%M:%S"
+    if not isinstance(v, str) or len(v) != (10 if domain is Domain.DATE else 19):
+        return False
+    try:
+        return datetime.strptime(v, fmt).strftime(fmt).zfill(len(v)) == v
+    except ValueError:
+        return False
