@@ -75,6 +75,8 @@ def bind(query: A.Query, schema: Schema) -> R.Rel:
 class _Binder:
     def __init__(self, schema: Schema):
         self.schema = schema
+        # inner-join ON conditions naming tables joined later, per FROM clause
+        self._deferred_on: list[list[A.Expr]] = []
 
     # ------------------------------------------------------------------ queries
 
@@ -155,7 +157,12 @@ class _Binder:
             rel: R.Rel = R.Values(((),), ())
             scope = _Scope([], outer, ctes=ctes)
         else:
+            self._deferred_on.append([])
             rel, scope = self.from_item(sel.from_, outer, ctes)
+            # SQLite reads an inner join's ON like WHERE: it may name tables joined
+            # later in the FROM clause, so such conditions filter the whole FROM.
+            for on in self._deferred_on.pop():
+                rel = R.Filter(rel, self.expr(on, scope, clause="ON"))
         scope.ctes = ctes
 
         items = self._expand_select_list(sel, scope)
@@ -386,8 +393,16 @@ class _Binder:
                 scope.cols[nl + ri].hidden = True
             cond = _conjoin(terms)
         if j.on is not None:
-            on = self.expr(j.on, scope, clause="ON")
-            cond = on if cond is None else S.And(cond, on)
+            try:
+                on = self.expr(j.on, scope, clause="ON")
+            except BindError as e:
+                if kind in ("LEFT", "RIGHT") or not self._deferred_on \
+                        or not str(e).startswith("no such column"):
+                    raise
+                self._deferred_on[-1].append(j.on)  # bound once the whole FROM is known
+                on = None
+            if on is not None:
+                cond = on if cond is None else S.And(cond, on)
         if kind == "RIGHT":
             # a RIGHT JOIN b == b LEFT JOIN a, with columns put back in a, b order.
             nr = len(rs.cols)
