@@ -32,6 +32,7 @@ from spotit.frontend.parser import parse
 from spotit.ir.relational import Rel
 from spotit.probe import DEFAULT_MAX_ROWS, DEFAULT_TRIALS, ProbeResult, probe
 from spotit.schema import Schema, load_schema
+from spotit.smt.intstrings import IntStrings
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
 from spotit.solvers.base import Session, Status
@@ -54,6 +55,7 @@ class CheckOptions:
     minimize: bool = True
     max_nodes: int = 2_000_000
     probe_trials: int = DEFAULT_TRIALS  # random databases tried before the solver (0: none)
+    int_strings: bool = True  # text as integers where only equality is used (IntStrings)
 
 
 def current_instant() -> datetime:
@@ -74,6 +76,7 @@ def check(
     now: datetime | None = None,
     minimize: bool = True,
     probe_trials: int = DEFAULT_TRIALS,
+    int_strings: bool = True,
 ) -> CheckResult:
     """Are ``gold`` and ``pred`` equivalent on every database of at most ``bound`` rows
     per table? Never raises for bad input: problems become the verdict's reason.
@@ -88,6 +91,7 @@ def check(
         bound=bound, solver=solver,
         semantics=semantics if isinstance(semantics, Semantics) else Semantics(semantics),
         timeout=timeout, minimize=minimize, probe_trials=probe_trials,
+        int_strings=int_strings,
     )
     if now is not None:
         opts.now = now
@@ -274,6 +278,10 @@ class Checker:
             # PREFERRED => no tie, bare column or first-row choice can matter, and every
             # over-approximated operation is in the range where it is exact
             assertions.append(b.implies(b.sym(PREFERRED, BOOL), preferred))
+        enc.int_strings = None
+        if self.opts.int_strings and IntStrings.eligible(assertions):  # text: only =
+            enc.int_strings = IntStrings(b.m)
+            assertions = enc.int_strings.convert(assertions)
         return enc, assertions
 
     def _bound(self, k, gold_plan, pred_plan, gold, pred, solver, deadline, result
@@ -315,7 +323,7 @@ class Checker:
             if res.status in (Status.UNKNOWN, Status.ERROR):
                 verdict = Verdict.TIMEOUT if res.status is Status.UNKNOWN else Verdict.ERROR
                 return verdict, f"solver {solver.name} at k={k}: {res.status.value}: {res.reason}"
-            return self._on_model(k, enc, writer, session, res.model or {}, gold, pred,
+            return self._on_model(k, enc, writer, session, _model(enc, res), gold, pred,
                                   deadline, result)
         finally:
             session.close()
@@ -347,11 +355,11 @@ class Checker:
                 break
             writer.push()
             session.push()
-            session.add(writer.commands([_block(db, model)]))
+            session.add(writer.commands(_solver_form(enc, [_block(db, model)])))
             res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
             if res.status is not Status.SAT:
                 break
-            model = res.model or {}
+            model = _model(enc, res)
         return None
 
     # ------------------------------------------------------------------ shrinking
@@ -371,11 +379,11 @@ class Checker:
                 return False
             writer.push()
             session.push()
-            session.add(writer.commands([constraint]))
+            session.add(writer.commands(_solver_form(enc, [constraint])))
             res = session.check(timeout=min(5.0, self._remaining(deadline) or 5.0),
                                 assumptions=self.region)
             if res.status is Status.SAT:
-                new_rows = db.decode(res.model or {})
+                new_rows = db.decode(_model(enc, res))
                 nv = validate(self.schema, new_rows, self.gold_run, self.pred_run,
                               self.opts.semantics)
                 if nv.confirmed:
@@ -394,6 +402,11 @@ class Checker:
         # 2. small values, short printable strings, literals of the queries
         for strength in ("tiny", "small", "medium"):
             c = nice_value_constraints(enc, strength)
+            if c is not None and enc.int_strings is not None:
+                # text is integers here: only the constraints on other values apply
+                parts = c.args() if c.is_and() else (c,)
+                kept = [p for p in parts if IntStrings.eligible([p])]
+                c = b.and_(kept) if kept else None
             if c is not None and attempt(c):
                 break
         return best_rows, best_v
@@ -447,6 +460,20 @@ def _const_of(b: Builder, sym, value):
     if t is REAL:
         return b.real(value)
     return b.str(str(value))
+
+
+def _model(enc: Encoder, res) -> dict:
+    """The solver's model, with text values as strings (see ``IntStrings``)."""
+    model = res.model or {}
+    return enc.int_strings.decode_model(model) if enc.int_strings is not None else model
+
+
+def _solver_form(enc: Encoder, formulas: list) -> list:
+    """Formulas over the original symbols, in the form the solver was given."""
+    if enc.int_strings is None:
+        return formulas
+    # only search-steering constraints come here; one the integers cannot say is dropped
+    return enc.int_strings.convert([f for f in formulas if IntStrings.eligible([f])])
 
 
 def _rows_per_table(rows) -> int:
