@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,7 +31,13 @@ from spotit.frontend.binder import bind
 from spotit.frontend.now import pin_now
 from spotit.frontend.parser import parse
 from spotit.ir.relational import Rel
-from spotit.probe import DEFAULT_MAX_ROWS, DEFAULT_TRIALS, ProbeResult, probe
+from spotit.probe import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_PROBE_SECONDS,
+    DEFAULT_TRIALS,
+    ProbeResult,
+    probe,
+)
 from spotit.schema import Schema, load_schema
 from spotit.smt.intstrings import IntStrings
 from spotit.smt.printer import SmtLibWriter
@@ -42,6 +49,8 @@ from spotit.verdict import BoundStat, CheckResult, Verdict
 DEFAULT_BOUND = 5
 DEFAULT_TIMEOUT = 60.0
 SPURIOUS_RETRIES = 2
+EXTENDED_TRIALS = 5000  # random databases tried when the solver does not decide
+EXTENDED_SECONDS = 3.0
 PREFERRED = "preferred!"
 
 
@@ -167,7 +176,7 @@ class Checker:
             gold_plan = self.plan(gold, "gold")
             pred_plan = self.plan(pred, "pred")
         except Unsupported as e:
-            found = self._probe()
+            found = self._probe(extended=True)  # no solver will run: search longer
             if found is not None:
                 return self._probe_verdict(result, found, f"; the queries are outside the "
                                            f"fragment SpotIt can prove things about: {e}",
@@ -204,6 +213,12 @@ class Checker:
                 if found is not None and outcome[0] is not Verdict.NOT_EQUIVALENT:
                     return self._probe_verdict(result, found, f"; the solver could not rule "
                                                f"out a smaller one: {outcome[1]}", start)
+                if outcome[0] is not Verdict.NOT_EQUIVALENT:
+                    # the solver did not decide: a longer random search still may
+                    late = self._probe(extended=True)
+                    if late is not None:
+                        return self._probe_verdict(result, late, f"; the solver did not "
+                                                   f"decide: {outcome[1]}", start)
                 return self._done(result, outcome[0], outcome[1], start)
             result.proven_bound = k if not result.spurious else result.proven_bound
         if found is not None:
@@ -211,6 +226,10 @@ class Checker:
                        if top and result.proven_bound == top else "")
             return self._probe_verdict(result, found, smaller, start)
         if result.spurious:
+            late = self._probe(extended=True)
+            if late is not None:
+                return self._probe_verdict(result, late, "; the solver's own candidates were "
+                                           "not confirmed", start)
             last = result.spurious[-1]
             if all(s["tie_only"] for s in result.spurious):
                 reason = (f"no difference on any database of at most {opts.bound} rows per "
@@ -226,13 +245,18 @@ class Checker:
                           f"no difference on any database of at most {opts.bound} rows "
                           "per table", start)
 
-    def _probe(self) -> ProbeResult | None:
-        """A counterexample among random databases of at most min(K, 3) rows per table."""
+    def _probe(self, extended: bool = False) -> ProbeResult | None:
+        """A counterexample among random databases of at most min(K, 3) rows per table
+        (``extended``: the longer search run when the solver did not decide)."""
         if not self.opts.probe_trials:
             return None
+        trials, seconds, seed = self.opts.probe_trials, DEFAULT_PROBE_SECONDS, None
+        if extended:
+            trials, seconds = max(trials, EXTENDED_TRIALS), EXTENDED_SECONDS
+            seed = zlib.crc32((self.gold_run + "\x00" + self.pred_run).encode()) ^ 0x5EED
         try:
             return probe(self.schema, self.gold_run, self.pred_run, self.opts.semantics,
-                         trials=self.opts.probe_trials,
+                         trials=trials, seconds=seconds, seed=seed,
                          max_rows=min(self.opts.bound, DEFAULT_MAX_ROWS))
         except (sqlite3.Error, SpotItError, RecursionError, MemoryError):
             return None  # the probe is only a shortcut: the solver search still runs

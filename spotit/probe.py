@@ -47,12 +47,24 @@ class Pool:
     dates: list[str] = field(default_factory=lambda: ["2000-01-01", "1999-12-31",
                                                       "2000-02-29"])
     times: list[str] = field(default_factory=lambda: ["00:00:00", "12:30:00", "23:59:59"])
+    # the literals exactly as the queries spell them: drawn first, since a difference
+    # usually needs a cell equal to one of them
+    raw_texts: list[str] = field(default_factory=list)
+    raw_numbers: list[int | float] = field(default_factory=list)
 
     def add_literal(self, text: str, *, number: bool) -> None:
         if number:
             self._add_number(text)
             self._add_text(text)
+            try:
+                v = int(text) if text.isdigit() else float(text)
+            except ValueError:
+                return
+            if v not in self.raw_numbers and abs(v) < 2**63:
+                self.raw_numbers.append(v)
             return
+        if "\x00" not in text and text not in self.raw_texts:
+            self.raw_texts.append(text)
         self._add_text(text)
         for variant in (text.upper(), text.lower(), text.strip(), " " + text, text + " "):
             self._add_text(variant)
@@ -193,12 +205,19 @@ class DatabaseSampler:
         cells = [self.value(c, nullable=_nullable(t, c)) for c in t.columns]
         for fk in t.foreign_keys:
             parent_rows = rows.get(_spelling(self.schema, fk.ref_table), [])
-            if not parent_rows or self.rng.random() < 0.1:
-                continue
-            parent = self.schema.require_table(fk.ref_table)
-            source = self.rng.choice(parent_rows)
-            for c, pc in zip(fk.columns, fk.ref_columns, strict=True):
-                cells[t.column_index(c)] = source[parent.column_index(pc)]
+            idx = [t.column_index(c) for c in fk.columns]
+            nullable = any(_nullable(t, t.columns[i]) for i in idx)
+            if parent_rows and (self.rng.random() < 0.9 or not nullable):
+                parent = self.schema.require_table(fk.ref_table)
+                source = self.rng.choice(parent_rows)
+                for i, pc in zip(idx, fk.ref_columns, strict=True):
+                    cells[i] = source[parent.column_index(pc)]
+            elif nullable:
+                # a value matching no parent row would only get the row dropped
+                for i in idx:
+                    if _nullable(t, t.columns[i]):
+                        cells[i] = None
+                        break
         return tuple(cells)
 
     def value(self, column: Column, *, nullable: bool):
@@ -210,15 +229,23 @@ class DatabaseSampler:
             d = rng.choice((Domain.INTEGER, Domain.REAL, Domain.TEXT))
         elif d is Domain.NUMERIC:
             d = rng.choice((Domain.INTEGER, Domain.INTEGER, Domain.REAL))
+        raw = pool.raw_numbers
         if d is Domain.INTEGER:
+            ints = [v for v in raw if isinstance(v, int)]
+            if ints and rng.random() < 0.4:
+                return rng.choice(ints)
             return rng.choice(pool.ints) if rng.random() < 0.85 else rng.randint(-3, 9)
         if d is Domain.REAL:
+            if raw and rng.random() < 0.4:
+                return float(rng.choice(raw))
             return rng.choice(pool.reals) if rng.random() < 0.85 else rng.randint(-6, 18) / 2
         if d is Domain.DATE:
             return rng.choice(pool.dates)
         if d is Domain.DATETIME:
             return rng.choice(pool.dates) + " " + rng.choice(pool.times)
         r = rng.random()
+        if pool.raw_texts and r < 0.4:
+            return rng.choice(pool.raw_texts)
         if r < 0.75:
             return rng.choice(pool.texts)
         if r < 0.85:
