@@ -145,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--minutes", type=float, help="wall-clock budget (fractions allowed)")
     budget.add_argument("--examples", type=int,
-                        help="cases per claim (expressions, table pairs; query pairs: 1/4)")
+                        help="cases per claim and solver (expressions, table pairs; "
+                             "query pairs: 1/4)")
     p.add_argument("--seed", type=int, default=0, help="the run is deterministic per seed")
     p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "both"])
     p.add_argument("--only", metavar="OPERATOR",

@@ -58,6 +58,13 @@ def test_short_deterministic_slice_is_clean(solver, tmp_path):
     assert report.query_pairs_checked >= 5
 
 
+@requires_solver("z3")
+@requires_solver("cvc5")
+def test_example_budget_is_per_solver(tmp_path):
+    report = fuzz(examples=4, seed=5, solvers=("z3", "cvc5"), out_dir=tmp_path)
+    assert report.expressions_checked >= 8 and report.tables_checked >= 8
+
+
 @pytest.mark.parametrize("solver", BOTH)
 @pytest.mark.parametrize("semantics,rows1,rows2,differ", [
     # by hand, with Python's comparison of fetched rows

@@ -136,7 +136,7 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
          solvers: tuple[str, ...] = ("z3",), only: str | None = None,
          out_dir: str | Path = "spotit-fuzz", progress: Callable[[str], None] | None = None
          ) -> FuzzReport:
-    """Fuzz the encoder; stop after ``examples`` per claim or ``minutes`` of wall time.
+    """Fuzz the encoder; stop after ``examples`` per claim and solver, or ``minutes``.
 
     With ``only`` (an operator or function name) only expressions whose outermost
     operator is that one are checked (Thm 1), and no tables or query pairs.
@@ -151,30 +151,32 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
     if examples is None:
         targets = {"expression": None, "tables": None if not only else 0,
                    "query_pair": None if not only else 0}
-    done = {"expression": 0, "tables": 0, "query_pair": 0}
+    parts = ("expression", "tables", "query_pair")
+    done = {(solver, part): 0 for solver in solvers for part in parts}  # budget per solver
     round_no = 0
 
-    def wanted(part: str) -> int:
+    def wanted(solver: str, part: str) -> int:
         target = targets[part]
         if target is None:
             return BATCH[part]
-        return max(0, min(BATCH[part], target - done[part]))
+        return max(0, min(BATCH[part], target - done[solver, part]))
 
     def finished() -> bool:
         if stop_at is not None and time.monotonic() > stop_at:
             return True
-        return all(targets[p] is not None and done[p] >= targets[p] for p in done)
+        return all(targets[part] is not None and n >= targets[part]
+                   for (_, part), n in done.items())
 
     while not finished():
         for solver in solvers:
-            for part in ("expression", "tables", "query_pair"):
-                n = wanted(part)
+            for part in parts:
+                n = wanted(solver, part)
                 if n == 0 or finished():
                     continue
                 run_seed = seed * 1_000_003 + round_no * 101 + _PART_SALT[part] + len(solver)
                 checked, case, outcome = _run_part(part, solver, n, run_seed, stop_at, only,
                                                    report)
-                done[part] += max(checked, 1) if targets[part] is not None else checked
+                done[solver, part] += max(checked, 1) if targets[part] is not None else checked
                 if case is not None:
                     _record(report, part, solver, case, outcome, out_dir)
         round_no += 1
