@@ -11,7 +11,7 @@ import sqlite3
 import threading
 from functools import lru_cache
 
-from spotit.ir.types import Affinity
+from spotit.ir.types import Affinity, value_key
 
 _local = threading.local()
 
@@ -39,7 +39,7 @@ class SqliteEvalError(Exception):
 
 def _typed(params: tuple) -> tuple:
     """A cache key that tells 0, 0.0, -0.0 and False apart (Python's == does not)."""
-    return tuple((type(p), repr(p)) for p in params)
+    return tuple(value_key(p) for p in params)
 
 
 def evaluate(sql: str, params: tuple = ()):

@@ -399,11 +399,12 @@ class Checker:
 
         def attempt(constraint) -> bool:
             nonlocal best_rows, best_v
-            if _out_of_time(deadline):
+            steer = _solver_form(enc, [constraint])
+            if not steer or _out_of_time(deadline):
                 return False
             writer.push()
             session.push()
-            session.add(writer.commands(_solver_form(enc, [constraint])))
+            session.add(writer.commands(steer))
             res = session.check(timeout=min(5.0, self._remaining(deadline) or 5.0),
                                 assumptions=self.region)
             if res.status is Status.SAT:
@@ -426,11 +427,6 @@ class Checker:
         # 2. small values, short printable strings, literals of the queries
         for strength in ("tiny", "small", "medium"):
             c = nice_value_constraints(enc, strength)
-            if c is not None and enc.int_strings is not None:
-                # text is integers here: only the constraints on other values apply
-                parts = c.args() if c.is_and() else (c,)
-                kept = [p for p in parts if IntStrings.eligible([p])]
-                c = b.and_(kept) if kept else None
             if c is not None and attempt(c):
                 break
         return best_rows, best_v
@@ -493,11 +489,13 @@ def _model(enc: Encoder, res) -> dict:
 
 
 def _solver_form(enc: Encoder, formulas: list) -> list:
-    """Formulas over the original symbols, in the form the solver was given."""
+    """Search-steering formulas over the original symbols, in the form the solver was
+    given. With text as integers, conjuncts the integers cannot say (string lengths,
+    printable characters) are dropped: they only steer the search."""
     if enc.int_strings is None:
         return formulas
-    # only search-steering constraints come here; one the integers cannot say is dropped
-    return enc.int_strings.convert([f for f in formulas if IntStrings.eligible([f])])
+    conjuncts = [c for f in formulas for c in (f.args() if f.is_and() else (f,))]
+    return enc.int_strings.convert([c for c in conjuncts if IntStrings.eligible([c])])
 
 
 def _rows_per_table(rows) -> int:

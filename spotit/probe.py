@@ -30,7 +30,7 @@ from sqlglot.tokens import TokenType
 from spotit.encodings.equivalence import Semantics
 from spotit.ir.types import INT64_MAX, INT64_MIN, Domain
 from spotit.schema import Column, Schema, Table
-from spotit.validate import Rows, Validation, results_differ, validate
+from spotit.validate import Rows, Validation, insert_rows, results_differ, validate
 
 DEFAULT_TRIALS = 300
 DEFAULT_PROBE_SECONDS = 0.5
@@ -378,11 +378,7 @@ def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: st
     """One cheap run in a transaction that is rolled back afterwards."""
     try:
         conn.execute("SAVEPOINT probe")
-        for name, trows in rows.items():
-            if trows:
-                t = schema.require_table(name)
-                marks = ", ".join("?" for _ in t.columns)
-                conn.executemany(f'INSERT INTO "{t.name}" VALUES ({marks})', trows)
+        insert_rows(conn, schema, rows)
         g = conn.execute(gold).fetchall()
         p = conn.execute(pred).fetchall()
         return results_differ(g, p, semantics)

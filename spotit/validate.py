@@ -28,16 +28,24 @@ def build_database(schema: Schema, rows: Rows, *, reverse: bool = False,
                    path: str = ":memory:") -> sqlite3.Connection:
     """A SQLite database with ``schema`` and ``rows`` (insertion reversed if asked)."""
     conn = schema.create_database(path)
+    insert_rows(conn, schema, rows, reverse=reverse)
+    conn.commit()
+    if reverse:
+        conn.execute("PRAGMA reverse_unordered_selects = ON")
+    return conn
+
+
+def insert_rows(conn: sqlite3.Connection, schema: Schema, rows: Rows, *,
+                reverse: bool = False) -> None:
+    """Insert ``rows`` (table name -> tuples in column order), optionally reversed."""
     for table, trows in rows.items():
+        if not trows:
+            continue
         t = schema.require_table(table)
         cols = ", ".join(_q(c.name) for c in t.columns)
         marks = ", ".join("?" for _ in t.columns)
         seq = list(reversed(trows)) if reverse else trows
         conn.executemany(f"INSERT INTO {_q(t.name)} ({cols}) VALUES ({marks})", seq)
-    conn.commit()
-    if reverse:
-        conn.execute("PRAGMA reverse_unordered_selects = ON")
-    return conn
 
 
 def run_query(conn: sqlite3.Connection, sql: str) -> list[tuple] | str:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from spotit.ir.types import value_key
+
 Pos = tuple[int, int] | None
 
 
@@ -41,14 +43,11 @@ class Literal(Expr):
 
     value: int | float | str | bytes | None
 
-    def _key(self) -> tuple:
-        return type(self.value), repr(self.value)
-
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Literal) and self._key() == other._key()
+        return isinstance(other, Literal) and value_key(self.value) == value_key(other.value)
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(value_key(self.value))
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from spotit.ir.types import NO_AFFINITY, Affinity
+from spotit.ir.types import NO_AFFINITY, Affinity, value_key
 
 if TYPE_CHECKING:
     from spotit.ir.relational import Rel
@@ -37,14 +37,11 @@ class Const(Expr):
 
     value: int | float | str | None
 
-    def _key(self) -> tuple:
-        return type(self.value), repr(self.value)
-
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Const) and self._key() == other._key()
+        return isinstance(other, Const) and value_key(self.value) == value_key(other.value)
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(value_key(self.value))
 
 
 @dataclass(frozen=True, slots=True)

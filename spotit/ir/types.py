@@ -118,6 +118,14 @@ def domain_of_declared_type(declared: str) -> Domain:
     return Domain.NUMERIC
 
 
+def value_key(v: object) -> tuple:
+    """The identity of a literal value as SQLite sees it. Python has
+    ``0 == 0.0 == False`` and ``0.0 == -0.0``; SQLite tells them apart
+    (``0 || ''`` is ``'0'``, ``0.0 || ''`` is ``'0.0'``), so equality, hashing and
+    caches of values use this key."""
+    return type(v), repr(v)
+
+
 # INT64 bounds: SQLite integers are 64-bit; the symbolic database respects them.
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
