@@ -18,9 +18,9 @@ from spotit.pipeline import check
 from spotit.schema import schema_from_ddl
 from spotit.solvers.testing import requires_solver
 from spotit.validate import build_database, results_differ
-from tests.fixtures import load_pairs
+from tests.fixtures import FIXTURES, load_pairs
 
-FILES = ["core.sql", "aggregates.sql", "dates_strings.sql"]
+FILES = sorted(p.name for p in (FIXTURES / "equiv").glob("*.sql"))
 PAIRS = [p for f in FILES for p in load_pairs(f)]
 
 
