@@ -27,6 +27,7 @@ from datetime import date, timedelta
 from sqlglot.dialects.sqlite import SQLite
 from sqlglot.tokens import TokenType
 
+from spotit.encodings.calendar import date_text_parts
 from spotit.encodings.equivalence import Semantics
 from spotit.ir.types import INT64_MAX, INT64_MIN, Domain
 from spotit.schema import Column, Schema, Table
@@ -47,6 +48,10 @@ class Pool:
     dates: list[str] = field(default_factory=lambda: ["2000-01-01", "1999-12-31",
                                                       "2000-02-29"])
     times: list[str] = field(default_factory=lambda: ["00:00:00", "12:30:00", "23:59:59"])
+    # fractions of a second a DATETIME cell may end in (BIRD's datetimes end in '.0')
+    fractions: list[str] = field(default_factory=lambda: [".0", ".123"])
+    # the queries' datetime literals that a DATETIME cell can hold as they are
+    datetimes: list[str] = field(default_factory=list)
     # the literals exactly as the queries spell them: drawn first, since a difference
     # usually needs a cell equal to one of them
     raw_texts: list[str] = field(default_factory=list)
@@ -122,10 +127,16 @@ class Pool:
                 self.dates.append(s)
         if m.group(4) and m.group(4) not in self.times:
             self.times.append(m.group(4))
+        frac = m.group(5)
+        if frac and len(frac) <= 4 and frac not in self.fractions:  # '.d' to '.ddd'
+            self.fractions.append(frac)
+        if date_text_parts(text, Domain.DATETIME) is not None and text not in self.datetimes:
+            self.datetimes.append(text)
 
 
 _NUMERIC_PREFIX = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_DATE_PREFIX = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}:\d{2}:\d{2}))?)?)?")
+_DATE_PREFIX = re.compile(
+    r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}:\d{2}:\d{2})(\.\d+)?)?)?)?")
 
 
 def query_tokens(sql: str) -> Iterable[tuple[TokenType, str]]:
@@ -242,7 +253,10 @@ class DatabaseSampler:
         if d is Domain.DATE:
             return rng.choice(pool.dates)
         if d is Domain.DATETIME:
-            return rng.choice(pool.dates) + " " + rng.choice(pool.times)
+            if pool.datetimes and rng.random() < 0.3:
+                return rng.choice(pool.datetimes)
+            frac = rng.choice(pool.fractions) if rng.random() < 0.3 else ""
+            return rng.choice(pool.dates) + " " + rng.choice(pool.times) + frac
         r = rng.random()
         if pool.raw_texts and r < 0.4:
             return rng.choice(pool.raw_texts)

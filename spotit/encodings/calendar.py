@@ -7,6 +7,8 @@ every formula stays in linear integer arithmetic.
 
 from __future__ import annotations
 
+import re
+
 from pysmt.fnode import FNode
 from pysmt.typing import INT
 
@@ -17,6 +19,7 @@ from spotit.smt import ops
 
 DATE_PARTS = ("y", "m", "d")
 DATETIME_PARTS = ("y", "m", "d", "H", "M", "S")
+DATETIME_CELL_PARTS = (*DATETIME_PARTS, "ms", "flen")  # plus the fraction of a second
 
 
 # ---------------------------------------------------------------------- calendar
@@ -145,10 +148,39 @@ def format_time(b: Builder, parts: dict[str, FNode]) -> FNode:
     )
 
 
+def fraction_text(b: Builder, ms: FNode, flen: FNode) -> FNode:
+    """The fraction of a second as DATETIME cells spell it: ``''`` when ``flen`` is 0,
+    else ``'.'`` and the first ``flen`` digits of ``ms`` written with three."""
+    if ms.is_constant() and flen.is_constant():
+        return b.str(fraction_suffix(int(ms.constant_value()), int(flen.constant_value())))
+    out = b.concat(b.str("."), pad(b, ms, 3))
+    for n in (2, 1):
+        digits = b.concat(b.str("."), pad(b, b.floordiv(ms, 10 ** (3 - n)), n))
+        out = b.ite(b.eq(flen, b.int(n)), digits, out)
+    return b.ite(b.eq(flen, b.int(0)), b.str(""), out)
+
+
+def fraction_suffix(ms: int, flen: int) -> str:
+    return "" if flen == 0 else "." + f"{ms:03d}"[:flen]
+
+
+def valid_fraction(b: Builder, ms: FNode, flen: FNode) -> FNode:
+    """0 <= flen <= 3 and ms in 0..999 with only ``flen`` significant digits."""
+    return b.and_(
+        b.le(b.int(0), flen), b.le(flen, b.int(3)),
+        b.le(b.int(0), ms), b.le(ms, b.int(999)),
+        *(b.implies(b.eq(flen, b.int(n)), b.eq(b.floormod(ms, 10 ** (3 - n)), b.int(0)))
+          for n in (0, 1, 2)),
+    )
+
+
 def symbolic_date_text(b: Builder, base: str, domain: Domain, symbols: dict[str, FNode]
                        ) -> tuple[FNode, FNode, DateParts]:
-    """A date(time) cell: its text symbol, the constraint tying it to valid parts, the parts."""
-    names = DATETIME_PARTS if domain is Domain.DATETIME else DATE_PARTS
+    """A date(time) cell: its text symbol, the constraint tying it to valid parts, the parts.
+
+    A DATETIME cell also has a fraction of a second (``ms``, ``flen``, see
+    ``DateParts``): '2010-07-19 19:37:33', '... 19:37:33.0', '... 19:37:33.25'."""
+    names = DATETIME_CELL_PARTS if domain is Domain.DATETIME else DATE_PARTS
     parts = {}
     for n in names:
         parts[n] = symbols[f"date_{n}"] = b.sym(f"{base}!{n}", INT)
@@ -156,18 +188,66 @@ def symbolic_date_text(b: Builder, base: str, domain: Domain, symbols: dict[str,
     if domain is Domain.DATETIME:
         ok += [b.le(b.int(0), parts["H"]), b.le(parts["H"], b.int(23)),
                b.le(b.int(0), parts["M"]), b.le(parts["M"], b.int(59)),
-               b.le(b.int(0), parts["S"]), b.le(parts["S"], b.int(59))]
+               b.le(b.int(0), parts["S"]), b.le(parts["S"], b.int(59)),
+               valid_fraction(b, parts["ms"], parts["flen"])]
     text = format_date(b, parts)  # reaches the solver only if a string operation reads it
+    if domain is Domain.DATETIME:
+        text = b.concat(text, fraction_text(b, parts["ms"], parts["flen"]))
     zero = b.int(0)
     dp = DateParts(parts["y"], parts["m"], parts["d"], parts.get("H", zero),
-                   parts.get("M", zero), parts.get("S", zero), domain is Domain.DATETIME)
+                   parts.get("M", zero), parts.get("S", zero), domain is Domain.DATETIME,
+                   True, parts.get("ms"), parts.get("flen"))
     return text, b.and_(*ok), dp
 
 
 def decode_date_text(symbols: dict[str, FNode], domain: Domain, model: dict) -> str:
-    names = DATETIME_PARTS if domain is Domain.DATETIME else DATE_PARTS
+    names = DATETIME_CELL_PARTS if domain is Domain.DATETIME else DATE_PARTS
     v = {n: int(model.get(symbols[f"date_{n}"].symbol_name(), 0) or 0) for n in names}
     text = f"{v['y']:04d}-{v['m']:02d}-{v['d']:02d}"
     if domain is Domain.DATETIME:
         text += f" {v['H']:02d}:{v['M']:02d}:{v['S']:02d}"
+        text += fraction_suffix(v["ms"], v["flen"])
     return text
+
+
+_DATE_TEXT = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_DATETIME_TEXT = re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?")
+
+
+def date_text_parts(text: object, domain: Domain) -> dict[str, int] | None:
+    """The parts (as named by the cell's symbols) of text in the DATE or DATETIME
+    domain, or None if the domain does not hold it."""
+    if not isinstance(text, str):
+        return None
+    pattern = _DATETIME_TEXT if domain is Domain.DATETIME else _DATE_TEXT
+    hit = pattern.fullmatch(text)
+    if hit is None or not text.isascii():
+        return None
+    g = hit.groups()
+    y, m, d = int(g[0]), int(g[1]), int(g[2])
+    if not (1 <= m <= 12 and 1 <= d <= _days_in_month_int(y, m)):
+        return None
+    out = {"y": y, "m": m, "d": d}
+    if domain is Domain.DATETIME:
+        H, M, S = int(g[3]), int(g[4]), int(g[5])
+        if H > 23 or M > 59 or S > 59:
+            return None
+        frac = g[6] or ""
+        out.update(H=H, M=M, S=S, ms=int(frac.ljust(3, "0")), flen=len(frac))
+    return out
+
+
+def pin_date_text(b: Builder, symbols: dict[str, FNode], text: object, domain: Domain
+                  ) -> list[FNode] | None:
+    """Formulas fixing a date(time) cell (its ``symbols``) to ``text``; None if the
+    column's domain does not hold that text."""
+    parts = date_text_parts(text, domain)
+    if parts is None:
+        return None
+    return [b.eq(symbols[f"date_{n}"], b.int(v)) for n, v in parts.items()]
+
+
+def _days_in_month_int(y: int, m: int) -> int:
+    if m == 2:
+        return 29 if y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) else 28
+    return 30 if m in (4, 6, 9, 11) else 31

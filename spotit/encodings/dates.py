@@ -1,7 +1,8 @@
 """SQLite's date and time functions over symbolic values.
 
 **Cells** (``calendar.py``). A DATE cell holds valid ``YYYY-MM-DD`` text (DATETIME:
-``YYYY-MM-DD HH:MM:SS``): 0 <= y <= 9999, 1 <= m <= 12, 1 <= d <= days(m, y)
+``YYYY-MM-DD HH:MM:SS``, optionally followed by a fraction of a second of 1 to 3
+digits, ``.0`` ... ``.999``): 0 <= y <= 9999, 1 <= m <= 12, 1 <= d <= days(m, y)
 with the Gregorian leap rule. The cell is a String symbol tied to integer
 parts by ``text = format(y, m, d, ...)``; the Value carries the parts
 (``DateParts``), so queries see ordinary text (comparisons, LIKE, SUBSTR, ``||``
@@ -10,7 +11,8 @@ act on the text, as in SQLite) while date functions read the integers.
 **Time values.** SQLite's functions first turn their argument into a time
 value (https://sqlite.org/lang_datefunc.html). Here a time value is a Julian
 day number ``J`` (the day, as an integer: the JD at noon) plus seconds of the
-day, and optionally the civil parts the input spelled out. Sources:
+day, optionally milliseconds within the second (SQLite keeps time values in whole
+milliseconds), and optionally the civil parts the input spelled out. Sources:
 
 - a value with ``DateParts`` (date columns, results of DATE/DATETIME): exact;
 - constant text or numbers: folded by SQLite itself before encoding;
@@ -76,6 +78,9 @@ class TimeValue:
     clock: tuple[FNode, FNode, FNode] | None = None
     four_digit_year: bool = False
     normalized: bool = True  # the civil parts are a real calendar date (d <= days(m))
+    # milliseconds within the second (0..999), None: 0. DATE, DATETIME, TIME and the
+    # integer STRFTIME fields ignore them; JULIANDAY, %J and %f show them.
+    ms: FNode | None = None
 
     def day(self, b: Builder) -> FNode:
         if self.day_number is not None:
@@ -95,10 +100,19 @@ class TimeValue:
         mi = _div(b, rest, 60)
         return h, mi, b.minus(rest, b.times(b.int(60), mi))
 
+    def millis(self, b: Builder) -> FNode:
+        return self.ms if self.ms is not None else b.int(0)
 
-def _from_parts(b: Builder, y, m, d, H, M, S, null) -> TimeValue:
+    def instant_ms(self, b: Builder) -> FNode:
+        """The instant in milliseconds: (day * 86400 + secs) * 1000 + ms."""
+        secs = b.plus(b.times(self.day(b), b.int(SECONDS_PER_DAY)), self.secs)
+        out = b.times(secs, b.int(1000))
+        return out if self.ms is None else b.plus(out, self.ms)
+
+
+def _from_parts(b: Builder, y, m, d, H, M, S, null, ms=None) -> TimeValue:
     secs = b.sum([b.times(b.int(3600), H), b.times(b.int(60), M), S])
-    return TimeValue(null, secs, None, (y, m, d), (H, M, S), True)
+    return TimeValue(null, secs, None, (y, m, d), (H, M, S), True, ms=ms)
 
 
 def now_value(enc: Encoder) -> TimeValue:
@@ -140,7 +154,8 @@ def time_value(enc: Encoder, v: Value) -> TimeValue:
     for a in v.alts:
         if a.date is not None:
             p = a.date
-            cases.append((a.guard, _from_parts(b, p.y, p.m, p.d, p.H, p.M, p.S, b.FALSE)))
+            cases.append((a.guard, _from_parts(b, p.y, p.m, p.d, p.H, p.M, p.S, b.FALSE,
+                                               p.ms)))
         elif a.cls is StorageClass.TEXT:
             cases.append((a.guard, _parse_text(enc, a.term)))
         elif a.cls is StorageClass.INTEGER:
@@ -170,9 +185,12 @@ def _choose_tv(b: Builder, c: FNode, x: TimeValue, y: TimeValue) -> TimeValue:
     else:
         day = b.ite(c, x.day(b), y.day(b))
     clock = pick(x.clock, y.clock) if x.clock is not None and y.clock is not None else None
+    ms = None
+    if x.ms is not None or y.ms is not None:
+        ms = b.ite(c, x.millis(b), y.millis(b))
     return TimeValue(b.ite(c, x.null, y.null), b.ite(c, x.secs, y.secs), day,
                      civil, clock, x.four_digit_year and y.four_digit_year,  # type: ignore
-                     x.normalized and y.normalized)
+                     x.normalized and y.normalized, ms)
 
 
 def _julian_integer(b: Builder, x: FNode) -> TimeValue:
@@ -184,7 +202,15 @@ def _julian_integer(b: Builder, x: FNode) -> TimeValue:
 def _julian_real(enc: Encoder, r: FNode) -> TimeValue:
     enc.approximate("a non-integral Julian day number")
     return TimeValue(_uf(enc, "jd_null", BOOL, r), _uf(enc, "jd_secs", INT, r),
-                     _uf(enc, "jd_day", INT, r))
+                     _uf(enc, "jd_day", INT, r), ms=_free_ms(enc, "jd_ms", r))
+
+
+def _free_ms(enc: Encoder, name: str, arg: FNode) -> FNode:
+    """Milliseconds of a free reading (SQLite rounds time values to milliseconds)."""
+    b = enc.b
+    ms = _uf(enc, name, INT, arg)
+    enc.side.append(b.and_(b.le(b.int(0), ms), b.le(ms, b.int(999))))
+    return ms
 
 
 def _shape(b: Builder, s: FNode, template: str, offset: int = 0) -> FNode:
@@ -214,10 +240,11 @@ DATETIME_SHAPE = "9999-99-99 99:99:99"
 
 
 def _parse_text(enc: Encoder, s: FNode) -> TimeValue:
-    """Exact for ``YYYY-MM-DD`` and ``YYYY-MM-DD HH:MM:SS`` (plus trailing spaces;
-    ``T`` for the space) and for text SQLite cannot read (NULL); the remaining
-    rare shapes (numbers as Julian days, times of day, fractional seconds, time
-    zones, 'now' stored as text) get a free, over-approximated reading."""
+    """Exact for ``YYYY-MM-DD`` and ``YYYY-MM-DD HH:MM:SS`` with an optional fraction
+    of 1 to 3 digits (plus trailing spaces; ``T`` for the space) and for text SQLite
+    cannot read (NULL); the remaining rare shapes (numbers as Julian days, times of
+    day, longer fractions, time zones, 'now' stored as text) get a free,
+    over-approximated reading."""
     b = enc.b
     sub = lambda i, n: ops.str_to_int(b.m.StrSubstr(s, b.int(i), b.int(n)))  # noqa: E731
     y, m, d = sub(0, 4), sub(5, 2), sub(8, 2)
@@ -235,6 +262,15 @@ def _parse_text(enc: Encoder, s: FNode) -> TimeValue:
                          normalized=False)
     exact_dt = replace(_from_parts(b, y, m, d, H, M, S, b.not_(b.and_(ymd_ok, hms_ok))),
                        normalized=False)
+    # 'YYYY-MM-DD HH:MM:SS.f' with 1 to 3 digits: f milliseconds, padded to 3 digits
+    frac_shapes = [(n, b.and_(_shape(b, s, DATETIME_SHAPE + "." + "9" * n),
+                              _only_spaces_after(b, s, len(DATETIME_SHAPE) + 1 + n)))
+                   for n in (1, 2, 3)]
+    is_fraction = b.or_(*(shape for _, shape in frac_shapes))
+    ms = sub(20, 3)
+    for n, shape in frac_shapes[:2]:
+        ms = b.ite(shape, b.times(sub(20, n), b.int(10 ** (3 - n))), ms)
+    exact_frac = replace(exact_dt, ms=ms)
     # What else SQLite might read (a superset): a number (a Julian day; it starts
     # like a number and ends in a digit, '.' or a space), a date followed by a time
     # that is not in the exact shape, a negative year, a time of day, 'now'.
@@ -252,13 +288,16 @@ def _parse_text(enc: Encoder, s: FNode) -> TimeValue:
         b.eq(b.str_len(s), b.int(3)),  # 'now' in any case
     )
     enc.approximate("a time value read from symbolic text of an unusual shape",
-                    b.not_(b.and_(maybe, b.not_(is_date), b.not_(is_datetime))))
+                    b.not_(b.and_(maybe, b.not_(is_date), b.not_(is_datetime),
+                                  b.not_(is_fraction))))
     free = TimeValue(_uf(enc, "tv_null", BOOL, s), _uf(enc, "tv_secs", INT, s), None,
                      (_uf(enc, "tv_y", INT, s), _uf(enc, "tv_m", INT, s),
-                      _uf(enc, "tv_d", INT, s)), None, False, False)
+                      _uf(enc, "tv_d", INT, s)), None, False, False,
+                     _free_ms(enc, "tv_ms", s))
     enc.side.append(b.and_(b.le(zero, free.secs), b.le(free.secs, b.int(SECONDS_PER_DAY))))
     null_tv = TimeValue(b.TRUE, zero, None, (zero, zero, zero), (zero, zero, zero), True)
     out = _choose_tv(b, maybe, free, null_tv)
+    out = _choose_tv(b, is_fraction, exact_frac, out)
     out = _choose_tv(b, is_datetime, exact_dt, out)
     return _choose_tv(b, is_date, exact_date, out)
 
@@ -280,7 +319,7 @@ def apply_modifier(enc: Encoder, tv: TimeValue, mod: Value) -> TimeValue:
     low = " ".join(text.lower().split())
     zero = b.int(0)
     if low == "start of day":
-        return replace(tv, secs=zero, clock=(zero, zero, zero))
+        return replace(tv, secs=zero, clock=(zero, zero, zero), ms=None)
     if low in ("start of month", "start of year"):
         y, m, _ = tv.ymd(b)
         m2 = b.int(1) if low == "start of year" else m
@@ -301,7 +340,7 @@ def apply_modifier(enc: Encoder, tv: TimeValue, mod: Value) -> TimeValue:
     day = b.floordiv(total, SECONDS_PER_DAY)
     secs = b.minus(total, b.times(day, b.int(SECONDS_PER_DAY)))
     ok = b.and_(b.le(zero, day), b.le(day, b.int(LAST_DAY)))
-    return TimeValue(b.or_(tv.null, b.not_(ok)), secs, day)
+    return TimeValue(b.or_(tv.null, b.not_(ok)), secs, day, ms=tv.ms)  # whole seconds: ms stay
 
 
 def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
@@ -328,7 +367,8 @@ def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
                                 b.lt(julian_day_number(b, y3, m3, d3), b.int(0))))
     return TimeValue(b.or_(tv.null, out), tv.secs, None, (y3, m3, d3), tv.clock,
                      months == 0 and tv.four_digit_year,
-                     tv.normalized)  # conservative: a raw clock may read 24:00:00
+                     tv.normalized,  # conservative: a raw clock may read 24:00:00
+                     tv.ms)
 
 
 def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
@@ -383,12 +423,16 @@ def fn_time(enc: Encoder, args: list[Value]) -> Value:
 
 @function("JULIANDAY", arity=(1, None), arg_kinds=("date", "modifier"))
 def fn_julianday(enc: Encoder, args: list[Value]) -> Value:
-    """The Julian day as a REAL: day number - 0.5 + seconds / 86400 (exact rational)."""
+    """The Julian day as a REAL: day number - 0.5 + seconds / 86400 (+ milliseconds /
+    86400000), an exact rational."""
     b = enc.b
     tv = _time_value_of(enc, args)
-    jd = b.plus(b.to_real(b.minus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), b.int(43200))),
-                b.to_real(tv.secs))
-    return real_value(b, b.real_div(jd, b.real(SECONDS_PER_DAY)), tv.null)
+    if tv.ms is None:
+        jd = b.plus(b.to_real(b.minus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)),
+                                      b.int(43200))), b.to_real(tv.secs))
+        return real_value(b, b.real_div(jd, b.real(SECONDS_PER_DAY)), tv.null)
+    jd_ms = b.minus(tv.instant_ms(b), b.int(43200 * 1000))
+    return real_value(b, b.real_div(b.to_real(jd_ms), b.real(SECONDS_PER_DAY * 1000)), tv.null)
 
 
 @function("CURRENT_DATE", arity=(0, 0))
@@ -468,8 +512,8 @@ def _directive(enc: Encoder, k: str, tv: TimeValue, p: dict[str, FNode]) -> FNod
         return pad(b, p["y"], 4, signed=not tv.four_digit_year)
     if k in "mdHMS":
         return pad(b, p[k], 2)
-    if k == "f":
-        return b.concat(pad(b, p["S"], 2), b.str(".000"))
+    if k == "f":  # SS.SSS
+        return b.concat(pad(b, p["S"], 2), b.concat(b.str("."), pad(b, tv.millis(b), 3)))
     if k == "j":
         start = julian_day_number(b, p["y"], b.int(1), b.int(1))
         return pad(b, b.plus(b.minus(tv.day(b), start), b.int(1)), 3)
@@ -481,7 +525,7 @@ def _directive(enc: Encoder, k: str, tv: TimeValue, p: dict[str, FNode]) -> FNod
         monday_based = b.floormod(tv.day(b), 7)  # 0 = Monday
         week = _div_sym(b, b.minus(b.plus(yday, b.int(7)), monday_based), 7)
         return pad(b, week, 2)
-    if k == "s":
+    if k == "s":  # whole seconds: the milliseconds are dropped
         from spotit.encodings.conversions import int_text
 
         unix = b.plus(b.times(b.minus(tv.day(b), b.int(2440588)), b.int(SECONDS_PER_DAY)),
@@ -489,8 +533,9 @@ def _directive(enc: Encoder, k: str, tv: TimeValue, p: dict[str, FNode]) -> FNod
         return int_text(b, unix)
     if k == "J":
         enc.approximate("STRFTIME('%J') text of a symbolic Julian day")
-        return _uf(enc, "jd_text", STRING, b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)),
-                                                  tv.secs))
+        # a function of the instant to the millisecond: equal instants print alike,
+        # and distinct ones (ms apart included) are free to print differently
+        return _uf(enc, "jd_text", STRING, tv.instant_ms(b))
     raise Unsupported(f"STRFTIME directive %{k}")
 
 

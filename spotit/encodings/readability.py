@@ -2,8 +2,9 @@
 
 Tried after a counterexample is found (and dropped if they make it
 unsatisfiable or unconfirmed): small integers, reals in halves, short
-printable strings, dates in recent years. They only choose among databases
-the search already allows, so they never affect a verdict.
+printable strings, dates in recent years, datetimes in whole seconds. They
+only choose among databases the search already allows, so they never affect
+a verdict.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ _LIMITS = {
 }
 
 
+# DATETIME cells: most fraction digits (each a zero) per strength; medium: any fraction
+_FRACTION_DIGITS = {"tiny": 0, "small": 1}
+
+
 def nice_value_constraints(enc: Encoder, strength: str) -> FNode | None:
     """One conjunction over every cell the encoding created, or None if there are none."""
     b = enc.b
@@ -36,6 +41,11 @@ def nice_value_constraints(enc: Encoder, strength: str) -> FNode | None:
             t = sym.get_type()
             if role == "date_y":
                 out += [b.le(b.int(y0), sym), b.le(sym, b.int(y1))]
+            elif role == "date_flen" and strength in _FRACTION_DIGITS:
+                # whole seconds first; then at most BIRD's '.0'; any fraction last
+                out.append(b.le(sym, b.int(_FRACTION_DIGITS[strength])))
+            elif role == "date_ms" and strength in _FRACTION_DIGITS:
+                out.append(b.eq(sym, b.int(0)))
             elif role.startswith("date_") or (role == "text" and "date_y" in symbols):
                 continue
             elif t is INT:

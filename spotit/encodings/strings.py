@@ -16,7 +16,15 @@ from spotit.encodings.builder import Builder
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
 from spotit.encodings.textorder import CaseMap
-from spotit.encodings.values import Alt, Truth, Value, int_value, text_value, truth_of_bool
+from spotit.encodings.values import (
+    Alt,
+    DateParts,
+    Truth,
+    Value,
+    int_value,
+    text_value,
+    truth_of_bool,
+)
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
 from spotit.ir.types import StorageClass
@@ -238,6 +246,14 @@ def fn_length(enc: Encoder, args: list[Value]) -> Value:
     n, s = _text(enc, t)
     if t.alts and isinstance(t.alts[0].shape, CaseMap):
         s = t.alts[0].shape.source  # case mapping keeps the length
+    date = t.alts[0].date if t.alts else None
+    if date is not None and date.ordered:
+        # 'YYYY-MM-DD[ HH:MM:SS]' plus '.' and flen digits when there is a fraction
+        length = b.int(19 if date.has_time else 10)
+        if date.fractional:
+            length = b.plus(length, b.ite(b.eq(date.flen, b.int(0)), b.int(0),
+                                          b.plus(date.flen, b.int(1))))
+        return int_value(b, length, n)
     return int_value(b, b.str_len(s), n)
 
 
@@ -294,9 +310,11 @@ def fn_substr(enc: Encoder, args: list[Value]) -> Value:
 def _substr_of_shaped(enc: Encoder, args: list[Value]) -> Value | None:
     """SUBSTR of date text at constant positions: the text is fixed-width pieces
     (``YYYY``, ``-``, ``MM`` ...), so the result is a concatenation of pieces, and a
-    single field keeps its integer view (``SUBSTR(d, 1, 4)`` is the padded year)."""
+    single field keeps its integer view (``SUBSTR(d, 1, 4)`` is the padded year).
+    Text that may end in a fraction of a second has one layout per number of
+    fraction digits (0 to 3); a selection that differs between them is chosen by
+    that number."""
     from spotit import concrete
-    from spotit.encodings.textorder import Padded
 
     b = enc.b
     t = C.to_text(enc, args[0])
@@ -305,13 +323,40 @@ def _substr_of_shaped(enc: Encoder, args: list[Value]) -> Value | None:
     if not all(a.is_constant() and isinstance(a.constant(), int) for a in args[1:]):
         return None
     p = t.alts[0].date
-    fields = [("y", 4), "-", ("m", 2), "-", ("d", 2)]
+    head: list = [("y", 4), "-", ("m", 2), "-", ("d", 2)]
     if p.has_time:
-        fields += [" ", ("H", 2), ":", ("M", 2), ":", ("S", 2)]
-    marker = "".join(chr(0x41 + i) for i in range(19 if p.has_time else 10))
-    picked = concrete.evaluate("SUBSTR(?, ?, ?)" if len(args) == 3 else "SUBSTR(?, ?)",
-                               (marker, *(a.constant() for a in args[1:])))
-    wanted = [ord(c) - 0x41 for c in picked]
+        head += [" ", ("H", 2), ":", ("M", 2), ":", ("S", 2)]
+    layouts: list[tuple[int, list]] = [(0, head)]
+    if p.fractional:  # '.' and the first n digits of the milliseconds
+        layouts += [(n, [*head, ".", (f"f{n}", n)]) for n in (1, 2, 3)]
+    results: list[tuple[int, tuple[int, ...], FNode, object]] = []
+    for flen, fields in layouts:
+        width = sum(1 if isinstance(f, str) else f[1] for f in fields)
+        marker = "".join(chr(0x41 + i) for i in range(width))
+        picked = concrete.evaluate("SUBSTR(?, ?, ?)" if len(args) == 3 else "SUBSTR(?, ?)",
+                                   (marker, *(a.constant() for a in args[1:])))
+        wanted = tuple(ord(c) - 0x41 for c in picked)
+        results.append((flen, wanted, *_date_pieces(b, p, fields, wanted)))
+    if len({wanted for _, wanted, _, _ in results}) == 1:
+        # the same characters of the head whatever the fraction
+        _, wanted, text, view = results[0]
+        date = None
+        if wanted in (tuple(range(10)), tuple(range(19))):  # the date, or the whole second
+            zero = b.int(0)
+            clock = (p.H, p.M, p.S) if len(wanted) == 19 else (zero, zero, zero)
+            date, view = DateParts(p.y, p.m, p.d, *clock, len(wanted) == 19), None
+        return Value(t.null, (Alt(StorageClass.TEXT, b.TRUE, text, date, view),))
+    text = results[0][2]
+    for flen, _, piece, _ in results[1:]:
+        text = b.ite(b.eq(p.flen, b.int(flen)), piece, text)
+    return text_value(b, text, t.null)
+
+
+def _date_pieces(b: Builder, p, fields: list, wanted: tuple[int, ...]) -> tuple[FNode, object]:
+    """The characters at positions ``wanted`` of date text laid out as ``fields``,
+    and a Padded view when they are exactly one field."""
+    from spotit.encodings.textorder import Padded
+
     pieces, pos, views = [], 0, []
     for f in fields:
         width = 1 if isinstance(f, str) else f[1]
@@ -320,10 +365,11 @@ def _substr_of_shaped(enc: Encoder, args: list[Value]) -> Value | None:
             if isinstance(f, str):
                 pieces.append(b.str(f))
             else:
-                term = _pad(b, getattr(p, f[0]), width)
+                x = _field_value(b, p, f[0])
+                term = _pad(b, x, width)
                 if len(span) == width:
                     pieces.append(term)
-                    views.append(Padded(getattr(p, f[0]), width))
+                    views.append(Padded(x, width))
                 else:
                     pieces.append(b.m.StrSubstr(term, b.int(span[0]), b.int(len(span))))
                     views.append(None)
@@ -331,8 +377,15 @@ def _substr_of_shaped(enc: Encoder, args: list[Value]) -> Value | None:
     text = b.str("")
     for piece in pieces:
         text = b.concat(text, piece)
-    view = views[0] if len(pieces) == 1 and views else None
-    return Value(t.null, (Alt(StorageClass.TEXT, b.TRUE, text, None, view),))
+    return text, views[0] if len(pieces) == 1 and views else None
+
+
+def _field_value(b: Builder, p, name: str) -> FNode:
+    """A date field's integer; ``f<n>``: the number the n fraction digits spell."""
+    if name.startswith("f"):
+        n = int(name[1:])
+        return p.ms if n == 3 else b.floordiv(p.ms, 10 ** (3 - n))
+    return getattr(p, name)
 
 
 def _pad(b: Builder, x: FNode, width: int) -> FNode:

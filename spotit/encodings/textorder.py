@@ -2,17 +2,25 @@
 
 Two kinds of TEXT values have a known shape:
 
-- date(time) text ``YYYY-MM-DD[ HH:MM:SS]`` with integer parts (``DateParts``);
+- date(time) text ``YYYY-MM-DD[ HH:MM:SS[.f]]`` with integer parts (``DateParts``;
+  ``.f`` is a fraction of a second of 1 to 3 digits, DATETIME cells only);
 - zero-padded decimals of an integer ``0 <= x < 10**w`` (``STRFTIME('%m', d)``),
   a ``Padded`` view.
 
 Within one shape, text order *is* the order of the integer key (dates: the
-tuple (y, m, d[, H, M, S]); padded: x). So comparing such text with a
-constant string c reduces to comparing the key with the key of the smallest
-text of that shape that is >= c, found by binary search in Python; and
-comparing two values of one shape compares their keys. The results are
+tuple (y, m, d[, H, M, S[, ms, flen]]); padded: x). So comparing such text
+with a constant string c reduces to comparing the key with the key of the
+smallest text of that shape that is >= c, found by binary search in Python;
+and comparing two values of one shape compares their keys. The results are
 exactly the text comparisons (BINARY collation), without asking the solver
 to reason about ``str.from_int``.
+
+Fractions of a second: the 1111 spellings ``''``, ``'.0'`` ... ``'.9'``,
+``'.00'`` ... ``'.999'`` sorted as strings are sorted by (ms, flen) (a
+fraction that is a prefix of another sorts first; otherwise the first
+differing digit decides, and so does ms). A fractional datetime text is
+therefore increasing in ``seconds * 1111 + rank(suffix)``, and the binary
+search runs over that index.
 """
 
 from __future__ import annotations
@@ -62,6 +70,18 @@ def _datetime_text(n: int) -> str:
     return f"{_date_text(day)} {s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
+# every fraction of a second a DATETIME cell may spell, in text order, with its (ms, flen)
+SUFFIXES: tuple[str, ...] = tuple(sorted(
+    [""] + [f".{i:0{n}d}" for n in (1, 2, 3) for i in range(10 ** n)]))
+SUFFIX_KEYS: tuple[tuple[int, int], ...] = tuple(
+    (int(x[1:].ljust(3, "0")) if x else 0, len(x) - 1 if x else 0) for x in SUFFIXES)
+
+
+def _fractional_text(n: int) -> str:
+    sec, rank = divmod(n, len(SUFFIXES))
+    return _datetime_text(sec) + SUFFIXES[rank]
+
+
 def _first_at_least(lo: int, hi: int, text: Callable[[int], str], c: str) -> int | None:
     """Smallest n in [lo, hi] with text(n) >= c (text is increasing), None if none."""
     if text(hi) < c:
@@ -76,8 +96,23 @@ def _first_at_least(lo: int, hi: int, text: Callable[[int], str], c: str) -> int
 
 
 @lru_cache(maxsize=4096)
-def date_bound(c: str, has_time: bool) -> tuple[tuple[int, ...] | None, bool]:
-    """(key of the smallest date(time) text >= c or None, whether that text equals c)."""
+def date_bound(c: str, has_time: bool, fractional: bool = False
+               ) -> tuple[tuple[int, ...] | None, bool]:
+    """(key of the smallest date(time) text >= c or None, whether that text equals c).
+
+    With ``fractional`` the texts are datetimes with an optional fraction of a
+    second and the key is (y, m, d, H, M, S, ms, flen)."""
+    if fractional:
+        assert has_time
+        width = len(SUFFIXES)
+        n = _first_at_least(FIRST_DAY * 86400 * width, (LAST_DAY * 86400 + 86400) * width - 1,
+                            _fractional_text, c)
+        if n is None:
+            return None, False
+        sec, rank = divmod(n, width)
+        day, s = divmod(sec, 86400)
+        key = (*_civil(day), s // 3600, s % 3600 // 60, s % 60, *SUFFIX_KEYS[rank])
+        return key, _fractional_text(n) == c
     if has_time:
         n = _first_at_least(FIRST_DAY * 86400, LAST_DAY * 86400 + 86399, _datetime_text, c)
         if n is None:
@@ -104,8 +139,23 @@ def _unordered(view) -> bool:
     return isinstance(view, DateParts) and not view.ordered
 
 
-def date_key(p: DateParts) -> list[FNode]:
-    return [p.y, p.m, p.d, p.H, p.M, p.S] if p.has_time else [p.y, p.m, p.d]
+def date_key(b: Builder, p: DateParts, fractional: bool | None = None) -> list[FNode]:
+    """The parts in text order; ``fractional`` (default: whether ``p`` is) appends
+    (ms, flen), which are 0 for text without a fraction."""
+    if not p.has_time:
+        return [p.y, p.m, p.d]
+    key = [p.y, p.m, p.d, p.H, p.M, p.S]
+    if fractional is None:
+        fractional = p.fractional
+    if fractional:
+        key += [p.ms, p.flen] if p.fractional else [b.int(0), b.int(0)]
+    return key
+
+
+def _date_keys(b: Builder, x: DateParts, y: DateParts) -> tuple[list[FNode], list[FNode]]:
+    """Comparable keys of two date texts with the same ``has_time``."""
+    frac = x.has_time and (x.fractional or y.fractional)
+    return date_key(b, x, frac), date_key(b, y, frac)
 
 
 def lex_lt(b: Builder, xs: Sequence[FNode], ys: Sequence[FNode]) -> FNode:
@@ -134,7 +184,7 @@ def shaped_lt(b: Builder, x, x_term: FNode, y, y_term: FNode) -> FNode | None:
     if _unordered(x) or _unordered(y):
         return None
     if isinstance(x, DateParts) and isinstance(y, DateParts) and x.has_time == y.has_time:
-        return lex_lt(b, date_key(x), date_key(y))
+        return lex_lt(b, *_date_keys(b, x, y))
     if isinstance(x, Padded) and isinstance(y, Padded) and x.width == y.width:
         return b.lt(x.x, y.x)
     if y is None and y_term.is_constant():
@@ -149,7 +199,7 @@ def shaped_eq(b: Builder, x, x_term: FNode, y, y_term: FNode) -> FNode | None:
     if isinstance(x, DateParts) and isinstance(y, DateParts):
         if x.has_time != y.has_time:
             return b.FALSE
-        return lex_eq(b, date_key(x), date_key(y))
+        return lex_eq(b, *_date_keys(b, x, y))
     if _unordered(x) or _unordered(y):
         return None
     if isinstance(x, Padded) and isinstance(y, Padded) and x.width == y.width:
@@ -164,12 +214,12 @@ def shaped_eq(b: Builder, x, x_term: FNode, y, y_term: FNode) -> FNode | None:
 def _lt_const(b: Builder, view, c: str, strict: bool = True) -> FNode | None:
     """text < c (or text <= c when not strict)."""
     if isinstance(view, DateParts):
-        key, exact = date_bound(c, view.has_time)
+        key, exact = date_bound(c, view.has_time, view.fractional)
         if key is None:
             return b.TRUE
-        lt = lex_lt(b, date_key(view), _ints(b, key))
-        return lt if strict or not exact else b.or_(lt, lex_eq(b, date_key(view),
-                                                               _ints(b, key)))
+        mine = date_key(b, view)
+        lt = lex_lt(b, mine, _ints(b, key))
+        return lt if strict or not exact else b.or_(lt, lex_eq(b, mine, _ints(b, key)))
     if isinstance(view, Padded):
         n, exact = padded_bound(c, view.width)
         if n is None:
@@ -207,8 +257,8 @@ def _eq_const(b: Builder, view, c: str) -> FNode | None:
             return b.FALSE
         return ops.str_in_re(view.source, ci_literal_re(b, c))
     if isinstance(view, DateParts):
-        key, exact = date_bound(c, view.has_time)
-        return lex_eq(b, date_key(view), _ints(b, key)) if exact and key else b.FALSE
+        key, exact = date_bound(c, view.has_time, view.fractional)
+        return lex_eq(b, date_key(b, view), _ints(b, key)) if exact and key else b.FALSE
     if isinstance(view, Padded):
         n, exact = padded_bound(c, view.width)
         return b.eq(view.x, b.int(n)) if exact and n is not None else b.FALSE

@@ -32,7 +32,7 @@ _ORDER = (StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT)
 
 @dataclass(frozen=True, slots=True)
 class DateParts:
-    """Integer parts of TEXT known to be SQLite's date text ``YYYY-MM-DD[ HH:MM:SS]``
+    """Integer parts of TEXT known to be SQLite's date text ``YYYY-MM-DD[ HH:MM:SS[.f]]``
     (a negative year written ``-YYYY``; two-digit month, day and clock fields).
 
     ``has_time`` says whether the text shows the time; without it the time is
@@ -40,6 +40,14 @@ class DateParts:
     texts are equal exactly when their parts are. ``ordered``: the parts are a
     valid date with a year in 0..9999, so text order is the order of the parts
     (comparisons with constants, LIKE prefixes, SUBSTR by position rely on it).
+
+    ``ms``/``flen`` (only with ``has_time``; both None or both set): the text may
+    end in a fraction of a second, ``flen`` digits (0..3; 0: no fraction, no dot)
+    spelling ``ms // 10**(3 - flen)`` milliseconds (0..999, a multiple of
+    ``10**(3 - flen)``), as DATETIME cells may hold ('2010-07-19 19:37:33.0').
+    None: the text has no fraction (the same as ``ms = flen = 0``). Text order
+    of such texts is the order of (y, m, d, H, M, S, ms, flen): '' < '.0' <
+    '.00' < '.000' < '.001' < ... < '.1' < '.10' < '.100' < '.101' ...
     """
 
     y: FNode
@@ -50,6 +58,13 @@ class DateParts:
     S: FNode
     has_time: bool
     ordered: bool = True
+    ms: FNode | None = None
+    flen: FNode | None = None
+
+    @property
+    def fractional(self) -> bool:
+        """The text may carry a fraction of a second."""
+        return self.ms is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,8 +198,13 @@ def _merge_dates(b: Builder, cond: FNode, x: DateParts | None, y: DateParts | No
                  ) -> DateParts | None:
     if x is None or y is None or x.has_time != y.has_time:
         return None
+    ms = flen = None
+    if x.fractional or y.fractional:  # a text without a fraction has ms = flen = 0
+        zero = b.int(0)
+        ms = b.ite(cond, x.ms if x.fractional else zero, y.ms if y.fractional else zero)
+        flen = b.ite(cond, x.flen if x.fractional else zero, y.flen if y.fractional else zero)
     return DateParts(*(b.ite(cond, getattr(x, f), getattr(y, f)) for f in "ymdHMS"),
-                     x.has_time, x.ordered and y.ordered)
+                     x.has_time, x.ordered and y.ordered, ms, flen)
 
 
 def _merge_shape(b: Builder, cond: FNode, x, y):
