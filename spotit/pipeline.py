@@ -52,6 +52,7 @@ SPURIOUS_RETRIES = 2
 EXTENDED_TRIALS = 5000  # random databases tried when the solver does not decide
 EXTENDED_SECONDS = 3.0
 PREFERRED = "preferred!"
+EXACT = "exact!"
 
 
 @dataclass
@@ -160,6 +161,7 @@ class Checker:
     def run(self, gold: str, pred: str, start: float) -> CheckResult:
         opts = self.opts
         self.gold_sql, self.pred_sql = gold, pred
+        self.nonempty: set[str] = set()  # queries seen returning a row (not vacuous)
         # what runs on SQLite: 'now' pinned to the instant the encoding uses
         self.gold_run = pin_now(gold, opts.now)
         self.pred_run = pin_now(pred, opts.now)
@@ -186,8 +188,8 @@ class Checker:
             return self._done(result, Verdict.ERROR, str(e), start)
         if gold_plan == pred_plan:
             result.proven_bound = opts.bound
-            return self._done(result, Verdict.EQUIVALENT,
-                              "the two queries have the same plan", start)
+            return self._equivalent(result, "the two queries have the same plan",
+                                    {"gold": gold_plan}, solver, deadline, start)
         # Random small databases first: most differences show up at once. The solver
         # then only has to look for a smaller counterexample (or prove there is none).
         found = self._probe()
@@ -241,9 +243,61 @@ class Checker:
                 reason = (f"no confirmed counterexample within {opts.bound} rows; candidate "
                           f"at k={last['k']} not confirmed: {last['note']}")
             return self._done(result, Verdict.SPURIOUS, reason, start)
-        return self._done(result, Verdict.EQUIVALENT,
-                          f"no difference on any database of at most {opts.bound} rows "
-                          "per table", start)
+        return self._equivalent(result, f"no difference on any database of at most "
+                                f"{opts.bound} rows per table",
+                                {"gold": gold_plan, "pred": pred_plan}, solver, deadline, start)
+
+    # ------------------------------------------------------------------ vacuity
+
+    def _equivalent(self, result: CheckResult, reason: str, plans: dict[str, Rel], solver,
+                    deadline: float | None, start: float) -> CheckResult:
+        """``equivalent``, saying so when a query returns no rows on any database
+        within the bound: then the proof says nothing about what it computes."""
+        vacuous = []
+        for side, plan in plans.items():
+            if side in self.nonempty:
+                continue
+            why = self._vacuity(side, plan, solver, deadline)
+            if why is not None:
+                vacuous.append((side, why))
+        if len(plans) == 1 and vacuous:  # one plan stands for both queries
+            vacuous.append(("pred", vacuous[0][1]))
+        result.vacuous = [side for side, _ in vacuous]
+        if vacuous:
+            reason += "; vacuous: " + "; ".join(
+                f"the {side} query returns no rows on any database of at most "
+                f"{self.opts.bound} rows per table{why}" for side, why in vacuous)
+        return self._done(result, Verdict.EQUIVALENT, reason, start)
+
+    def _vacuity(self, side: str, plan: Rel, solver, deadline: float | None) -> str | None:
+        """None if the query returns a row on some database within the bound (or that
+        could not be decided in time); else what is known of why it cannot."""
+        for k in dict.fromkeys((1, self.opts.bound)):
+            status = self._can_return_a_row(plan, k, solver, deadline)
+            if status is not Status.UNSAT:
+                return None
+        where = _top_filter(plan)
+        if where is not None and self._can_return_a_row(
+                where.input, self.opts.bound, solver, deadline) is Status.SAT:
+            text = _where_text(self.gold_sql if side == "gold" else self.pred_sql)
+            return f" (its condition {text} never holds)" if text else (
+                " (its WHERE condition never holds)")
+        return ""
+
+    def _can_return_a_row(self, plan: Rel, k: int, solver, deadline: float | None) -> Status:
+        reset_env()
+        b = Builder()
+        db = SymbolicDatabase(self.schema, k, b)
+        enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes))
+        try:
+            rel = enc.rel(plan)
+            core = [*db.constraints(enc), *enc.side, b.or_(row.present for row in rel.rows)]
+        except (SpotItError, RecursionError):
+            return Status.UNKNOWN
+        script = SmtLibWriter().script([*core, *enc.used_definitions(core)])
+        remaining = self._remaining(deadline)
+        res = solver.check(script, timeout=min(10.0, remaining) if remaining else 10.0)
+        return res.status
 
     def _probe(self, extended: bool = False) -> ProbeResult | None:
         """A counterexample among random databases of at most min(K, 3) rows per table
@@ -257,7 +311,8 @@ class Checker:
         try:
             return probe(self.schema, self.gold_run, self.pred_run, self.opts.semantics,
                          trials=trials, seconds=seconds, seed=seed,
-                         max_rows=min(self.opts.bound, DEFAULT_MAX_ROWS))
+                         max_rows=min(self.opts.bound, DEFAULT_MAX_ROWS),
+                         nonempty=self.nonempty)
         except (sqlite3.Error, SpotItError, RecursionError, MemoryError):
             return None  # the probe is only a shortcut: the solver search still runs
 
@@ -291,13 +346,18 @@ class Checker:
         r1 = enc.rel(gold_plan)
         r2 = enc.rel(pred_plan)
         diff = differ(b, r1, r2, self.opts.semantics)
-        core = [*db.constraints(), *enc.side, diff]
+        core = [*db.constraints(enc), *enc.side, diff]
         assertions = [*core, *enc.used_definitions(core)]
         det = b.and_(enc.determinism)
         exact = b.and_(enc.exactness)
         preferred = b.and_(det, exact)
         enc.two_phase = not preferred.is_true()
         enc.only_ties = exact.is_true()
+        # EXACT => every over-approximated operation is in its exact range (choices free):
+        # searched between the preferred region and the rest
+        enc.middle_phase = not exact.is_true() and not det.is_true()
+        if enc.middle_phase:
+            assertions.append(b.implies(b.sym(EXACT, BOOL), exact))
         if enc.two_phase:
             # PREFERRED => no tie, bare column or first-row choice can matter, and every
             # over-approximated operation is in the range where it is exact
@@ -333,10 +393,18 @@ class Checker:
                     res = None
                     # any difference at this k needs a tie (or an approximated operation)
                     self.tie_only = enc.only_ties
+            if res is None and enc.middle_phase:
+                # then where SQLite's choices may matter but no approximation does
+                self.region = [(PREFERRED, False), (EXACT, True)]
+                res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
+                if res.status is Status.UNSAT:
+                    res = None
             if res is None:
                 # Where the preferred part has no model, the rest is the negation; saying
                 # so keeps z3 fast (a plain check after one with assumptions can stall).
                 self.region = [(PREFERRED, False)] if enc.two_phase else []
+                if enc.middle_phase:
+                    self.region.append((EXACT, False))
                 res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
             result.per_bound.append(BoundStat(k, res.status.value, res.seconds,
                                               len(assertions) and _size(assertions), t1 - t0))
@@ -380,10 +448,33 @@ class Checker:
             writer.push()
             session.push()
             session.add(writer.commands(_solver_form(enc, [_block(db, model)])))
-            res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
+            res = self._modest_model(enc, writer, session, deadline) if attempt == 0 else None
+            if res is None:
+                res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
             if res.status is not Status.SAT:
                 break
             model = _model(enc, res)
+        return None
+
+    def _modest_model(self, enc: Encoder, writer: SmtLibWriter, session: Session,
+                      deadline: float | None):
+        """A model among modest values (|integers| <= 1000, short text): most
+        unconfirmed candidates live at the edges SQLite handles differently from
+        exact arithmetic (overflow, double rounding). None if there is none."""
+        from spotit.encodings.readability import nice_value_constraints
+
+        steer = _solver_form(enc, [c for c in [nice_value_constraints(enc, "medium")] if c])
+        if not steer:
+            return None
+        writer.push()
+        session.push()
+        session.add(writer.commands(steer))
+        res = session.check(timeout=min(5.0, self._remaining(deadline) or 5.0),
+                            assumptions=self.region)
+        if res.status is Status.SAT:
+            return res  # the steering stays: later retries look among modest values too
+        session.pop()
+        writer.pop()
         return None
 
     # ------------------------------------------------------------------ shrinking
@@ -436,7 +527,8 @@ class Checker:
         relevant = {t: r for t, r in rows.items()}
         result.counterexample = _rows_json(self.schema, relevant)
         result.counterexample_columns = {
-            t: [c.name for c in self.schema.require_table(t).columns] for t in relevant
+            t: self.schema.require_table(t).row_columns(len(r[0]) if r else 0)
+            for t, r in relevant.items()
         }
         result.gold_result = v.gold_rows
         result.pred_result = v.pred_rows
@@ -448,8 +540,8 @@ class Checker:
 def _rows_json(schema: Schema, rows) -> dict[str, list[dict[str, Any]]]:
     out = {}
     for t, trows in rows.items():
-        cols = [c.name for c in schema.require_table(t).columns]
-        out[t] = [dict(zip(cols, r, strict=True)) for r in trows]
+        t_ = schema.require_table(t)
+        out[t] = [dict(zip(t_.row_columns(len(r)), r, strict=True)) for r in trows]
     return out
 
 
@@ -496,6 +588,29 @@ def _solver_form(enc: Encoder, formulas: list) -> list:
         return formulas
     conjuncts = [c for f in formulas for c in (f.args() if f.is_and() else (f,))]
     return enc.int_strings.convert([c for c in conjuncts if IntStrings.eligible([c])])
+
+
+def _top_filter(plan: Rel):
+    """The WHERE filter of a query's outermost SELECT, if any."""
+    from spotit.ir import relational as R
+
+    node = plan
+    while isinstance(node, R.Project | R.Sort | R.Distinct):
+        node = node.input
+    return node if isinstance(node, R.Filter) and not isinstance(
+        node.input, R.Aggregate) else None
+
+
+def _where_text(sql: str) -> str:
+    """The text of the outermost WHERE condition, as sqlglot writes it."""
+    import sqlglot
+
+    try:
+        tree = sqlglot.parse_one(sql, dialect="sqlite")
+    except sqlglot.errors.ParseError:
+        return ""
+    where = tree.args.get("where") if isinstance(tree, sqlglot.exp.Select) else None
+    return where.this.sql(dialect="sqlite") if where is not None else ""
 
 
 def _rows_per_table(rows) -> int:

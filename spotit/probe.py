@@ -257,6 +257,12 @@ class DatabaseSampler:
                 return rng.choice(pool.datetimes)
             frac = rng.choice(pool.fractions) if rng.random() < 0.3 else ""
             return rng.choice(pool.dates) + " " + rng.choice(pool.times) + frac
+        if column.collation != "BINARY" and rng.random() < 0.4:
+            # text that the column's collation equates with another drawn value
+            base = rng.choice(pool.raw_texts or pool.texts)
+            if column.collation == "NOCASE":
+                return "".join(c.swapcase() if rng.random() < 0.5 else c for c in base)
+            return base + " " * rng.randint(1, 2)
         r = rng.random()
         if pool.raw_texts and r < 0.4:
             return rng.choice(pool.raw_texts)
@@ -354,10 +360,12 @@ class ProbeResult:
 def probe(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
           trials: int = DEFAULT_TRIALS, seconds: float = DEFAULT_PROBE_SECONDS,
           max_rows: int = DEFAULT_MAX_ROWS, seed: int | None = None,
-          shrink: bool = True) -> ProbeResult | None:
+          shrink: bool = True, nonempty: set[str] | None = None) -> ProbeResult | None:
     """A SQLite-confirmed counterexample among random small databases, or None.
 
     Deterministic for given queries (the seed defaults to a hash of them).
+    ``nonempty`` collects ``"gold"`` / ``"pred"`` for a query that returned a row
+    on some database tried (so it is not vacuous).
     """
     pool, tables = literal_pool(schema, (gold, pred))
     if not tables:
@@ -372,7 +380,7 @@ def probe(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
             if time.monotonic() > stop:
                 break
             rows = sampler.database()
-            if not _differs_once(conn, schema, rows, gold, pred, semantics):
+            if not _differs_once(conn, schema, rows, gold, pred, semantics, nonempty):
                 continue
             v = validate(schema, rows, gold, pred, semantics)
             if not v.confirmed:
@@ -388,13 +396,15 @@ def probe(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
 
 
 def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: str,
-                  pred: str, semantics: Semantics) -> bool:
+                  pred: str, semantics: Semantics, nonempty: set[str] | None = None) -> bool:
     """One cheap run in a transaction that is rolled back afterwards."""
     try:
         conn.execute("SAVEPOINT probe")
         insert_rows(conn, schema, rows)
         g = conn.execute(gold).fetchall()
         p = conn.execute(pred).fetchall()
+        if nonempty is not None:
+            nonempty.update(side for side, r in (("gold", g), ("pred", p)) if r)
         return results_differ(g, p, semantics)
     except (sqlite3.Error, OverflowError):
         return False

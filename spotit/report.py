@@ -46,8 +46,8 @@ def sql_script(schema: Schema, rows: dict[str, list[tuple]]) -> str:
     out = [schema.ddl.strip()]
     for table, trows in rows.items():
         t = schema.require_table(table)
-        cols = ", ".join('"' + c.name.replace('"', '""') + '"' for c in t.columns)
         for r in trows:
+            cols = ", ".join('"' + c.replace('"', '""') + '"' for c in t.row_columns(len(r)))
             vals = ", ".join(sql_literal(v) for v in r)
             out.append(f'INSERT INTO "{t.name}" ({cols}) VALUES ({vals});')
     return "\n".join(out) + "\n"
@@ -55,7 +55,12 @@ def sql_script(schema: Schema, rows: dict[str, list[tuple]]) -> str:
 
 def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str = "",
                   pred: str = "") -> str:
-    head = (f"verdict: {res.verdict.value}  (bound {res.bound}, {res.solver}, "
+    verdict = res.verdict.value
+    if res.vacuous:
+        who = "both queries return" if len(res.vacuous) == 2 else f"the {res.vacuous[0]} " \
+            "query returns"
+        verdict += f" (vacuous: {who} no rows within the bound)"
+    head = (f"verdict: {verdict}  (bound {res.bound}, {res.solver}, "
             f"{res.semantics} semantics, {res.seconds:.2f} s)")
     lines = [head]
     if res.reason:

@@ -8,18 +8,28 @@ same DDL later builds the database each counterexample is validated on.
 
 Sources: SQL DDL text or file, an existing SQLite database file, and a
 BIRD/Spider ``tables.json`` plus a ``db_id``.
+
+What no PRAGMA reports -- CHECK and generated-column expressions, view
+queries, partial and expression indexes -- is read from the CREATE statements
+(``spotit.ddl``) and bound like queries (``spotit.frontend.tables``). Anything
+SpotIt cannot model is recorded on the table (``Table.problem``) and makes a
+query that reads the table ``unsupported``, naming it: nothing is dropped
+silently. See docs/semantics.md, "Schemas".
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from spotit import ddl as ddl_text
 from spotit.errors import SchemaError
 from spotit.ir.types import (
+    BINARY,
     Affinity,
     Domain,
     affinity_of_declared_type,
@@ -32,14 +42,48 @@ class Column:
     name: str
     declared_type: str
     not_null: bool = False
+    collation: str = BINARY  # the declared collating sequence, upper case
+    strict: bool = False  # of a STRICT table: the type is enforced, ANY has no affinity
+
+    @property
+    def affinity(self) -> Affinity:
+        if self.strict and self.declared_type.upper() == "ANY":
+            return Affinity.BLOB
+        return affinity_of_declared_type(self.declared_type)
+
+    @property
+    def domain(self) -> Domain:
+        if self.strict and self.declared_type.upper() == "ANY":
+            return Domain.ANY
+        return domain_of_declared_type(self.declared_type)
+
+
+@dataclass(frozen=True)
+class GeneratedColumn:
+    """A VIRTUAL or STORED generated column: no storage of its own in SpotIt's model,
+    its value is ``expression`` over the row, stored with the column's affinity."""
+
+    name: str
+    declared_type: str
+    expression: str  # SQL text, bound by spotit.frontend.tables
+    position: int  # index among all the table's columns, as SELECT * lists them
+    collation: str = BINARY
+    stored: bool = False
 
     @property
     def affinity(self) -> Affinity:
         return affinity_of_declared_type(self.declared_type)
 
-    @property
-    def domain(self) -> Domain:
-        return domain_of_declared_type(self.declared_type)
+
+@dataclass(frozen=True)
+class UniqueIndex:
+    """A UNIQUE index PRAGMAs cannot express as a column key: over expressions, or
+    partial (``WHERE``). Terms and condition are SQL text over the table's row."""
+
+    name: str
+    terms: tuple[str, ...]
+    collations: tuple[str, ...]
+    where: str | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +102,38 @@ class Table:
     primary_key: tuple[str, ...] = ()
     unique: tuple[tuple[str, ...], ...] = ()
     foreign_keys: tuple[ForeignKey, ...] = ()
+    # the collations of keys whose index declares its own (PRIMARY KEY (a COLLATE NOCASE))
+    index_collations: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    checks: tuple[str, ...] = ()  # CHECK expressions (SQL text over the row)
+    generated: tuple[GeneratedColumn, ...] = ()
+    unique_indexes: tuple[UniqueIndex, ...] = ()  # partial or over expressions
+    without_rowid: bool = False
+    strict: bool = False
+    rowid_alias: str | None = None  # the INTEGER PRIMARY KEY column, which is the rowid
+    problem: str | None = None  # why queries reading this table are unsupported
+
+    @property
+    def has_rowid(self) -> bool:
+        """A table with a rowid that no column aliases: the rowid is a hidden column."""
+        return not self.without_rowid and self.rowid_alias is None
+
+    @property
+    def hidden_rowid(self) -> str | None:
+        """The name under which a hidden rowid is read and written: the first of
+        rowid, oid, _rowid_ that no column takes (None: no hidden rowid)."""
+        if not self.has_rowid:
+            return None
+        taken = {c.name.lower() for c in self.columns} | {g.name.lower()
+                                                           for g in self.generated}
+        return next((n for n in ("rowid", "oid", "_rowid_") if n not in taken), None)
+
+    def row_columns(self, width: int) -> list[str]:
+        """The names of a stored row's values: the columns, then the rowid when the
+        row carries it (a query read it)."""
+        names = [c.name for c in self.columns]
+        if width > len(names) and self.hidden_rowid is not None:
+            names.append(self.hidden_rowid)
+        return names
 
     def column_index(self, name: str) -> int | None:
         low = name.lower()
@@ -72,6 +148,15 @@ class Table:
             raise SchemaError(f"table {self.name} has no column {name}")
         return self.columns[i]
 
+    def key_collations(self, key: tuple[str, ...]) -> tuple[str, ...]:
+        """The collations the values of ``key`` are compared under for uniqueness
+        (and foreign keys referencing it): its index's, else each column's own."""
+        low = tuple(c.lower() for c in key)
+        for cols, colls in self.index_collations:
+            if tuple(c.lower() for c in cols) == low:
+                return colls
+        return tuple(self.column(c).collation for c in key)
+
     @property
     def keys(self) -> tuple[tuple[str, ...], ...]:
         """Every set of columns whose values must be distinct across rows."""
@@ -80,10 +165,27 @@ class Table:
 
 
 @dataclass(frozen=True)
+class View:
+    name: str
+    columns: tuple[str, ...]
+    query: str  # the SELECT, as written
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
 class Schema:
     tables: tuple[Table, ...]
     ddl: str = field(default="", compare=False)
     source: str = field(default="", compare=False)
+    views: tuple[View, ...] = ()
+    # collations the schema names that SQLite does not know (an application's own):
+    # registered as placeholders that refuse to compare, so the DDL loads
+    foreign_collations: tuple[str, ...] = ()
+    cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def view(self, name: str) -> View | None:
+        low = name.lower()
+        return next((v for v in self.views if v.name.lower() == low), None)
 
     def table(self, name: str) -> Table | None:
         low = name.lower()
@@ -101,8 +203,18 @@ class Schema:
     def create_database(self, path: str = ":memory:") -> sqlite3.Connection:
         """A new SQLite database with this schema and no rows."""
         conn = sqlite3.connect(path)
+        register_placeholder_collations(conn, self.foreign_collations)
         conn.executescript(self.ddl)
         return conn
+
+
+def register_placeholder_collations(conn: sqlite3.Connection, names: Iterable[str]) -> None:
+    """Collations SpotIt does not know: the DDL loads, but comparing with one fails."""
+    def refuse(a: str, b: str) -> int:
+        raise sqlite3.OperationalError("collation not modelled by SpotIt")
+
+    for name in names:
+        conn.create_collation(name, refuse)
 
 
 # --------------------------------------------------------------------------- loading
@@ -131,15 +243,27 @@ def load_schema(source: str | Path, db_id: str | None = None) -> Schema:
     return schema_from_ddl(text, source=str(path))
 
 
+_NO_COLLATION = re.compile(r"no such collation sequence: (\S+)")
+
+
 def schema_from_ddl(ddl: str, source: str = "<ddl>") -> Schema:
     """Load CREATE TABLE statements (other statements such as indexes are kept too)."""
-    conn = sqlite3.connect(":memory:")
+    foreign: list[str] = []
+    while True:
+        conn = sqlite3.connect(":memory:")
+        register_placeholder_collations(conn, foreign)
+        try:
+            conn.executescript(ddl)
+            break
+        except sqlite3.Error as e:
+            conn.close()
+            unknown = _NO_COLLATION.search(str(e))
+            if unknown is None or unknown.group(1) in foreign or len(foreign) > 20:
+                raise SchemaError(f"the schema DDL does not load into SQLite: {e}",
+                                  source=source) from None
+            foreign.append(unknown.group(1))
     try:
-        conn.executescript(ddl)
-    except sqlite3.Error as e:
-        raise SchemaError(f"the schema DDL does not load into SQLite: {e}", source=source) from None
-    try:
-        return _introspect(conn, source=source)
+        return _introspect(conn, source=source, foreign_collations=tuple(foreign))
     finally:
         conn.close()
 
@@ -149,8 +273,9 @@ def schema_from_sqlite_file(path: str | Path) -> Schema:
     try:
         conn = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
         rows = conn.execute(
-            "SELECT sql FROM sqlite_master WHERE type IN ('table', 'index') AND sql IS NOT NULL "
-            "AND name NOT LIKE 'sqlite_%' ORDER BY type DESC, rowid"
+            "SELECT sql FROM sqlite_master WHERE type IN ('table', 'view', 'index') "
+            "AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, rowid"
         ).fetchall()
         conn.close()
     except sqlite3.Error as e:
@@ -248,7 +373,8 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _introspect(conn: sqlite3.Connection, source: str) -> Schema:
+def _introspect(conn: sqlite3.Connection, source: str,
+                foreign_collations: tuple[str, ...] = ()) -> Schema:
     names = [
         r[0]
         for r in conn.execute(
@@ -260,52 +386,153 @@ def _introspect(conn: sqlite3.Connection, source: str) -> Schema:
         raise SchemaError("the schema defines no tables", source=source)
     ddl_rows = conn.execute(
         "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
-        "ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid"
+        "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, rowid"
     ).fetchall()
-    tables = []
-    for name in names:
-        info = conn.execute(f"PRAGMA table_xinfo({_q(name)})").fetchall()
-        without_rowid = _is_without_rowid(conn, name)
-        pk = [r for r in info if r[5] > 0]
-        pk_cols = tuple(r[1] for r in sorted(pk, key=lambda r: r[5]))
-        rowid_alias = (
-            len(pk_cols) == 1 and not without_rowid and pk[0][2].strip().upper() == "INTEGER"
-        )
-        cols = []
-        for _cid, cname, ctype, notnull, _dflt, pkpos, hidden in info:
-            if hidden not in (0,):  # generated / hidden columns are not modelled
-                continue
-            implied = (rowid_alias and pkpos > 0) or (without_rowid and pkpos > 0)
-            cols.append(Column(cname, ctype or "", bool(notnull) or implied))
-        unique = []
-        for _seq, iname, is_unique, origin, _partial in conn.execute(
-            f"PRAGMA index_list({_q(name)})"
-        ).fetchall():
-            if is_unique and origin in ("u", "c"):
-                icols = tuple(r[2] for r in conn.execute(f"PRAGMA index_info({_q(iname)})"))
-                if all(c is not None for c in icols):
-                    unique.append(icols)
-        fks: dict[int, list[tuple]] = {}
-        for row in conn.execute(f"PRAGMA foreign_key_list({_q(name)})").fetchall():
-            fks.setdefault(row[0], []).append(row)
-        foreign = []
-        for rows in fks.values():
-            rows.sort(key=lambda r: r[1])
-            parent = rows[0][2]
-            child_cols = tuple(r[3] for r in rows)
-            ref_cols = tuple(r[4] for r in rows)
-            if any(c is None for c in ref_cols):
-                ref_cols = _parent_primary_key(conn, parent, len(rows), source)
-            foreign.append(ForeignKey(child_cols, parent, ref_cols))
-        tables.append(Table(name, tuple(cols), pk_cols, tuple(unique), tuple(foreign)))
-    schema = Schema(tuple(tables), ddl=";\n".join(r[0] for r in ddl_rows) + ";\n", source=source)
+    tables = [_table(conn, name, source) for name in names]
+    schema = Schema(tuple(tables), ddl=";\n".join(r[0] for r in ddl_rows) + ";\n", source=source,
+                    views=_views(conn), foreign_collations=foreign_collations)
     _check_references(schema)
     return schema
 
 
-def _is_without_rowid(conn: sqlite3.Connection, name: str) -> bool:
-    sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0]
-    return "WITHOUT ROWID" in " ".join(sql.upper().split())
+def _table(conn: sqlite3.Connection, name: str, source: str) -> Table:
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                       (name,)).fetchone()[0] or ""
+    info = conn.execute(f"PRAGMA table_xinfo({_q(name)})").fetchall()
+    without_rowid, strict = _table_flags(conn, name, sql)
+    pk = [r for r in info if r[5] > 0]
+    pk_cols = tuple(r[1] for r in sorted(pk, key=lambda r: r[5]))
+    rowid_alias = (
+        len(pk_cols) == 1 and not without_rowid and pk[0][2].strip().upper() == "INTEGER"
+    )
+    problems: list[str] = []
+    if sql.lstrip().upper().startswith("CREATE VIRTUAL"):
+        problems.append(f"virtual table {name}")
+    collations = _column_collations(
+        conn, name, [r[1] for r in info if not (rowid_alias and r[5] > 0)])
+    text = ddl_text.TableText()
+    if "CHECK" in sql.upper() or any(r[6] in (2, 3) for r in info):
+        try:
+            text = ddl_text.read_table(sql)
+        except ddl_text.DdlError as e:
+            problems.append(f"the CHECK constraints or generated columns of {name} ({e})")
+    cols, generated = [], []
+    for position, (_cid, cname, ctype, notnull, _dflt, pkpos, hidden) in enumerate(info):
+        coll = collations.get(cname, BINARY)  # the rowid alias holds integers only
+        if hidden in (2, 3):
+            expr = text.generated.get(cname.lower())
+            if expr is None:
+                problems.append(f"generated column {name}.{cname} (its expression was not read)")
+                continue
+            generated.append(GeneratedColumn(cname, ctype or "", expr, position, coll,
+                                             hidden == 3))
+            continue
+        if hidden != 0:
+            problems.append(f"hidden column {name}.{cname}")
+            continue
+        implied = (rowid_alias and pkpos > 0) or (without_rowid and pkpos > 0)
+        if strict and (ctype or "").upper() == "BLOB":
+            problems.append(f"BLOB column {name}.{cname} of a STRICT table")
+        cols.append(Column(cname, ctype or "", bool(notnull) or implied, coll, strict))
+    unique, index_collations, unique_indexes = _unique_keys(conn, name, collations, problems)
+    return Table(name, tuple(cols), pk_cols, tuple(unique), _foreign_keys(conn, name, source),
+                 tuple(index_collations), text.checks, tuple(generated), tuple(unique_indexes),
+                 without_rowid, strict, pk_cols[0] if rowid_alias else None,
+                 "; ".join(problems) or None)
+
+
+def _table_flags(conn: sqlite3.Connection, name: str, sql: str) -> tuple[bool, bool]:
+    """(WITHOUT ROWID, STRICT), from ``PRAGMA table_list`` (SQLite 3.37+)."""
+    try:
+        row = conn.execute("SELECT wr, strict FROM pragma_table_list WHERE name = ? "
+                           "AND schema = 'main'", (name,)).fetchone()
+    except sqlite3.Error:
+        row = None
+    if row is not None:
+        return bool(row[0]), bool(row[1])
+    flat = " ".join(sql.upper().split())
+    return "WITHOUT ROWID" in flat, False
+
+
+def _unique_keys(conn: sqlite3.Connection, name: str, collations: dict[str, str],
+                 problems: list[str]):
+    """Column keys (UNIQUE constraints and indexes), their collations when an index
+    declares its own, and the unique indexes over expressions or partial ones."""
+    unique, index_collations, indexes = [], [], []
+    for _seq, iname, is_unique, origin, partial in conn.execute(
+        f"PRAGMA index_list({_q(name)})"
+    ).fetchall():
+        if not is_unique:
+            continue
+        xinfo = [r for r in conn.execute(f"PRAGMA index_xinfo({_q(iname)})") if r[5]]
+        icols = tuple(r[2] for r in xinfo)
+        colls = tuple(str(r[4]).upper() for r in xinfo)
+        if partial or any(c is None for c in icols):
+            sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
+                               (iname,)).fetchone()
+            try:
+                text = ddl_text.read_index(sql[0] if sql and sql[0] else "")
+            except ddl_text.DdlError as e:
+                problems.append(f"unique index {iname} ({e})")
+                continue
+            indexes.append(UniqueIndex(iname, text.terms, colls, text.where))
+            continue
+        if colls != tuple(collations.get(c, BINARY) for c in icols):
+            index_collations.append((icols, colls))
+        if origin in ("u", "c"):
+            unique.append(icols)
+    return unique, index_collations, indexes
+
+
+def _foreign_keys(conn: sqlite3.Connection, name: str, source: str) -> tuple[ForeignKey, ...]:
+    fks: dict[int, list[tuple]] = {}
+    for row in conn.execute(f"PRAGMA foreign_key_list({_q(name)})").fetchall():
+        fks.setdefault(row[0], []).append(row)
+    foreign = []
+    for rows in fks.values():
+        rows.sort(key=lambda r: r[1])
+        parent = rows[0][2]
+        child_cols = tuple(r[3] for r in rows)
+        ref_cols = tuple(r[4] for r in rows)
+        if any(c is None for c in ref_cols):
+            ref_cols = _parent_primary_key(conn, parent, len(rows), source)
+        foreign.append(ForeignKey(child_cols, parent, ref_cols))
+    return tuple(foreign)
+
+
+def _views(conn: sqlite3.Connection) -> tuple[View, ...]:
+    out = []
+    for name, sql in conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY rowid"
+    ).fetchall():
+        try:
+            query = ddl_text.view_query(sql)
+            columns = tuple(r[1] for r in conn.execute(f"PRAGMA table_xinfo({_q(name)})"))
+        except (ddl_text.DdlError, sqlite3.Error) as e:
+            # kept: a query naming it is told why it cannot be read
+            out.append(View(name, (), "", problem=f"view {name} ({e})"))
+            continue
+        out.append(View(name, columns, query))
+    return tuple(out)
+
+
+_COMPARISONS = ("Eq", "Ne", "Lt", "Le", "Gt", "Ge")
+
+
+def _column_collations(conn: sqlite3.Connection, table: str, names: list[str]
+                       ) -> dict[str, str]:
+    """Each column's collating sequence, as SQLite itself resolves it.
+
+    No PRAGMA reports a column's collation; the comparison opcode SQLite compiles
+    for ``column < ''`` carries it (``P4`` is ``NOCASE-8``: name and encoding)."""
+    out = {}
+    for name in names:
+        ops = conn.execute(f"EXPLAIN SELECT {_q(name)} < '' FROM {_q(table)}").fetchall()
+        p4 = next((op[5] for op in ops if op[1] in _COMPARISONS), None)
+        if not isinstance(p4, str):
+            raise SchemaError(f"cannot tell the collation of {table}.{name}")
+        out[name] = p4.rsplit("-", 1)[0].upper()
+    return out
 
 
 def _parent_primary_key(conn: sqlite3.Connection, parent: str, n: int, source: str) -> tuple:

@@ -42,8 +42,9 @@ def insert_rows(conn: sqlite3.Connection, schema: Schema, rows: Rows, *,
         if not trows:
             continue
         t = schema.require_table(table)
-        cols = ", ".join(_q(c.name) for c in t.columns)
-        marks = ", ".join("?" for _ in t.columns)
+        names = t.row_columns(len(trows[0]))
+        cols = ", ".join(_q(c) for c in names)
+        marks = ", ".join("?" for _ in names)
         seq = list(reversed(trows)) if reverse else trows
         conn.executemany(f"INSERT INTO {_q(t.name)} ({cols}) VALUES ({marks})", seq)
 

@@ -56,6 +56,8 @@ class CheckResult:
     per_bound: list[BoundStat] = field(default_factory=list)
     approximations: list[str] = field(default_factory=list)
     spurious: list[dict[str, Any]] = field(default_factory=list)
+    # "gold" / "pred": a query that returns no rows on any database within the bound
+    vacuous: list[str] = field(default_factory=list)
     cex_rows: dict[str, list[tuple]] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:

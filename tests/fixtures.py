@@ -11,6 +11,8 @@ A fixture file holds blocks like::
     -- why: the hand derivation of the expectation
     -- holds: SELECT ...       (optional: true on every counterexample, by the derivation)
     -- solver_limit: why       (optional: a known gap, the solver alone may time out)
+    -- vacuous: gold           (optional, equivalent pairs: the queries that return no rows
+                               on any database within the bound; default none)
     -- gold:
     SELECT ...
     -- pred:
@@ -42,6 +44,7 @@ class Pair:
     source: str
     holds: str = ""  # SQL that must be true on the counterexample (hand-derived)
     solver_limit: str = ""  # a documented gap: the solver alone may time out on this pair
+    vacuous: tuple[str, ...] = ()  # queries that return no rows within the bound
 
     @property
     def schema_ddl(self) -> str:
@@ -93,6 +96,7 @@ def load_pairs(name: str) -> list[Pair]:
                 source=str(path),
                 holds=meta.get("holds", ""),
                 solver_limit=meta.get("solver_limit", ""),
+                vacuous=tuple(meta.get("vacuous", "").split()),
             )
         )
     return pairs

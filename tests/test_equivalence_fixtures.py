@@ -68,3 +68,6 @@ def test_pair(pair, solver, probe_trials):
         confirm_on_sqlite(pair, res.cex_rows)
     else:
         assert res.proven_bound == pair.bound
+        assert sorted(res.vacuous) == sorted(pair.vacuous), res.reason
+        if pair.vacuous:
+            assert "vacuous" in res.reason

@@ -128,7 +128,14 @@ def test_precedence_matches_sqlite(text: str) -> None:
     if _KNOWN_MISREADING.search(text):
         event("known misreading")
         return
-    assert _evaluate(text) == _evaluate(rendered), f"{text!r} was read as {rendered!r}"
+    original, ours = _evaluate(text), _evaluate(rendered)
+    if "error" in (original[0], ours[0]) and original != ours:
+        # a runtime error (ESCAPE of two characters, say) in a constant subexpression:
+        # SQLite hoists those out of short-circuits depending on the tree's shape, so
+        # the same reading may fail in one spelling and not the other
+        event("runtime error on one side only")
+    else:
+        assert original == ours, f"{text!r} was read as {rendered!r}"
     assert parse_expression(rendered) == tree
 
 

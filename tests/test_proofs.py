@@ -20,8 +20,16 @@ from spotit.ir.walk import iter_rels
 from spotit.proofs import reproducers
 from spotit.proofs.fuzz import fuzz
 from spotit.proofs.generators import missing_generators
-from spotit.proofs.queries import SEEDS, fuzz_schema, mutant
+from spotit.proofs.queries import (
+    FEATURE_SEEDS,
+    FUZZ_DDL,
+    FUZZ_DDL_FEATURES,
+    SEEDS,
+    fuzz_schema,
+    mutant,
+)
 from spotit.proofs.tables import TableCase, check_tables
+from spotit.schema import schema_from_ddl
 from spotit.solvers.testing import requires_solver
 
 REGRESSIONS = Path(__file__).parent / "regressions"
@@ -42,11 +50,12 @@ def test_seed_queries_use_every_relational_operator():
     assert set(registry.RELATIONAL) <= used
 
 
-def test_mutants_are_valid_sqlite():
-
-    conn = fuzz_schema().create_database()
-    for i, seed in enumerate(SEEDS):
-        for site in range(4):
+@pytest.mark.parametrize("ddl,seeds", [(FUZZ_DDL, SEEDS),
+                                       (FUZZ_DDL_FEATURES, SEEDS + FEATURE_SEEDS)])
+def test_mutants_are_valid_sqlite(ddl, seeds):
+    conn = schema_from_ddl(ddl).create_database()
+    for i, seed in enumerate(seeds):
+        for site in range(8):
             conn.execute("EXPLAIN " + mutant(seed, [(site, i)]))
 
 
@@ -103,17 +112,32 @@ def _null_equals_null(monkeypatch):
 def _like_is_glob(monkeypatch):
     """Plant a bug: LIKE is encoded as GLOB (case-sensitive, other wildcards)."""
     original = registry.SCALAR[S.Like]
-    monkeypatch.setitem(registry.SCALAR, S.Like,
-                        lambda enc, e, env: original(enc, dataclasses.replace(e, glob=True),
-                                                     env))
+    monkeypatch.setitem(registry.SCALAR, S.Like, lambda enc, e, env: original(
+        enc, dataclasses.replace(e, glob=True, escape=None), env))
 
 
-@pytest.mark.parametrize("plant,only", [(_null_equals_null, "COMPARE"), (_like_is_glob, "LIKE")])
+def _column_collation_dropped(monkeypatch):
+    """Plant a bug: a column's declared collation is ignored (what the schema reader
+    did before collations were modelled); COLLATE written in a query still counts."""
+    original = S.collation_of
+
+    def broken(e):
+        out = original(e)
+        return None if out is not None and not out.explicit else out
+
+    monkeypatch.setattr(S, "collation_of", broken)
+
+
+@pytest.mark.parametrize("plant,only", [(_null_equals_null, "COMPARE"), (_like_is_glob, "LIKE"),
+                                        (_column_collation_dropped, "COMPARE")])
 def test_fuzz_finds_a_planted_bug(plant, only, monkeypatch, tmp_path, capsys):
     plant(monkeypatch)
-    status = cli.main(["fuzz", "--examples", "25", "--only", only, "--seed", "0", "--json",
-                       "--out", str(tmp_path)])
-    report = json.loads(capsys.readouterr().out)
+    for seed in range(8):  # short runs of 25 cases, until one finds it
+        status = cli.main(["fuzz", "--examples", "25", "--only", only, "--seed", str(seed),
+                           "--json", "--out", str(tmp_path)])
+        report = json.loads(capsys.readouterr().out)
+        if status == 1:
+            break
     assert status == 1
     assert report["discrepancies"] >= 1
     path = report["reproducers"][0]

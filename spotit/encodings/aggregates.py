@@ -19,9 +19,8 @@ from collections.abc import Sequence
 from pysmt.fnode import FNode
 from pysmt.typing import INT
 
+from spotit.encodings import collation, numtext
 from spotit.encodings import conversions as C
-from spotit.encodings import numtext
-from spotit.encodings.builder import Builder
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import encodes
 from spotit.encodings.relational import push, same_row
@@ -36,7 +35,8 @@ from spotit.encodings.values import (
 )
 from spotit.errors import Unsupported
 from spotit.ir import relational as R
-from spotit.ir.types import StorageClass
+from spotit.ir import scalar as S
+from spotit.ir.types import BINARY, StorageClass
 
 INT_C, REAL_C, TEXT_C = StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT
 
@@ -56,13 +56,20 @@ def encode_aggregate(enc: Encoder, r: R.Aggregate, env: Env) -> SymRel:
     if not r.keys:
         groups = [(b.TRUE, [row.present for row in rows], [])]
     else:
+        collations = [S.collation_name(k) for k in r.keys]
+        keyed = [collation.keys(enc, k, collations) for k in keys]
+        pairs = {(i, j): same_row(b, keyed[j], keyed[i]) for i in range(n) for j in range(i)}
         groups = []
         for i in range(n):
-            same = [b.TRUE if j == i else same_row(b, keys[j], keys[i]) for j in range(n)]
+            same = [b.TRUE if j == i else pairs[max(i, j), min(i, j)] for j in range(n)]
             earlier = b.or_(b.and_(rows[j].present, same[j]) for j in range(i))
             leader = b.and_(rows[i].present, b.not_(earlier))
             members = [b.and_(rows[j].present, same[j]) for j in range(n)]
-            groups.append((leader, members, keys[i]))
+            key_values = keys[i]
+            if collation.folds(collations):
+                key_values = collation.representative(
+                    enc, members, keys, "which value of a collation-equal group GROUP BY shows")
+            groups.append((leader, members, key_values))
     out = []
     for leader, members, key_values in groups:
         values = _aggregate_values(enc, r, members, [a for a in args], rows)
@@ -82,13 +89,14 @@ def _aggregate_values(enc: Encoder, r: R.Aggregate, members: list[FNode],
         if call.func == "BARE":
             continue
         vals = column(k)
+        coll = S.collation_name(call.arg) if call.arg is not None else BINARY
         if call.func == "COUNT":
-            results[k] = _count(b, members, vals if call.arg is not None else None,
-                                call.distinct)
+            results[k] = _count(enc, members, vals if call.arg is not None else None,
+                                call.distinct, coll)
         elif call.func in ("SUM", "TOTAL", "AVG"):
-            results[k] = _sum_like(enc, call, members, vals)
+            results[k] = _sum_like(enc, call, members, vals, coll)
         elif call.func in ("MIN", "MAX"):
-            results[k], winners[k] = _extreme(enc, members, vals, call.func == "MAX")
+            results[k], winners[k] = _extreme(enc, members, vals, call.func == "MAX", coll)
         elif call.func == "GROUP_CONCAT":
             raise Unsupported("GROUP_CONCAT (its order is not defined)")
         else:
@@ -110,34 +118,42 @@ def _aggregate_values(enc: Encoder, r: R.Aggregate, members: list[FNode],
     return [v if v is not None else null_value(b) for v in results]
 
 
-def _count(b: Builder, members: list[FNode], vals: list[Value] | None, distinct: bool) -> Value:
+def _count(enc: Encoder, members: list[FNode], vals: list[Value] | None, distinct: bool,
+           coll: str) -> Value:
+    b = enc.b
     n = len(members)
     if vals is None:
         counted = members
     else:
         counted = [b.and_(members[j], b.not_(vals[j].null)) for j in range(n)]
         if distinct:
-            counted = _first_occurrences(b, counted, vals)
+            counted = _first_occurrences(enc, counted, vals, coll)
     return int_value(b, b.sum([b.ite(c, b.int(1), b.int(0)) for c in counted]))
 
 
-def _first_occurrences(b: Builder, counted: list[FNode], vals: list[Value]) -> list[FNode]:
-    """Counted rows whose value no earlier counted row has (DISTINCT inside aggregates)."""
+def _first_occurrences(enc: Encoder, counted: list[FNode], vals: list[Value], coll: str
+                       ) -> list[FNode]:
+    """Counted rows whose value no earlier counted row has under the argument's
+    collation (DISTINCT inside aggregates). Collation-equal text has the same
+    numeric value, so which one SUM(DISTINCT) adds does not matter."""
+    b = enc.b
+    keyed = [collation.key(enc, v, coll) for v in vals]
     return [
         b.and_(counted[j], b.not_(b.or_(
-            b.and_(counted[i], C.same_value(b, vals[i], vals[j])) for i in range(j)
+            b.and_(counted[i], C.same_value(b, keyed[i], keyed[j])) for i in range(j)
         )))
         for j in range(len(counted))
     ]
 
 
-def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Value]) -> Value:
+def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Value],
+              coll: str) -> Value:
     b = enc.b
     n = len(members)
     nums = [C.to_numeric(enc, v) for v in vals]
     counted = [b.and_(members[j], b.not_(nums[j].null)) for j in range(n)]
     if call.distinct:
-        counted = _first_occurrences(b, counted, vals)  # distinct as stored: '12' <> 12
+        counted = _first_occurrences(enc, counted, vals, coll)  # as stored: '12' <> 12
     int_terms, real_terms = [], []
     for j in range(n):
         for a in nums[j].alts:
@@ -179,23 +195,32 @@ def _sums_as_integer(enc: Encoder, v: Value) -> FNode:
     return b.or_(out)
 
 
-def _extreme(enc: Encoder, members: list[FNode], vals: list[Value], want_max: bool
-             ) -> tuple[Value, list[FNode]]:
-    """MIN/MAX over non-NULL members, and for each row whether it holds the extreme."""
+def _extreme(enc: Encoder, members: list[FNode], vals: list[Value], want_max: bool,
+             coll: str) -> tuple[Value, list[FNode]]:
+    """MIN/MAX over non-NULL members under the argument's collation, and for each row
+    whether it holds the extreme. Of several collation-equal extremes SQLite keeps
+    the first it meets: a free choice among them."""
     b = enc.b
     n = len(members)
+    keyed = [collation.key(enc, v, coll) for v in vals]
     best = null_value(b)
     for j in range(n):
         cand = b.and_(members[j], b.not_(vals[j].null))
-        better = C.less_than(b, best, vals[j]) if want_max else C.less_than(b, vals[j], best)
+        better = C.less_than(b, best, keyed[j]) if want_max else C.less_than(b, keyed[j], best)
         take = b.and_(cand, b.or_(best.null, better))
-        best = choose(b, take, vals[j], best)
+        best = choose(b, take, keyed[j], best)
     holds = [
         b.and_(members[j], b.not_(vals[j].null), b.not_(best.null),
-               C.same_value(b, vals[j], best))
+               C.same_value(b, keyed[j], best))
         for j in range(n)
     ]
-    return best, holds
+    if coll == BINARY or not n:
+        return best, holds
+    what = "MAX" if want_max else "MIN"
+    value = collation.representative(
+        enc, holds, [[v] for v in vals],
+        f"which of several collation-equal {what} values SQLite returns")[0]
+    return Value(best.null, value.alts), holds
 
 
 def _bare_row(enc: Encoder, members: list[FNode], winners: list[FNode] | None

@@ -7,6 +7,7 @@ from spotit.encodings.registry import FUNCTIONS, encodes
 from spotit.encodings.values import Value
 from spotit.errors import BindError, Unsupported
 from spotit.ir import scalar as S
+from spotit.ir.types import BINARY
 
 
 @encodes(S.Call)
@@ -19,4 +20,9 @@ def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
         raise BindError(f"wrong number of arguments to function {e.name}()")
     if not spec.exact:
         enc.approximate(f"{e.name}()")
-    return spec.encode(enc, [enc.value(a, env) for a in e.args])
+    args = [enc.value(a, env) for a in e.args]
+    if spec.collation:
+        found = (S.collation_of(a) for a in e.args)
+        c = next((x for x in found if x is not None), None)
+        return spec.encode(enc, args, collation=c.name if c is not None else BINARY)
+    return spec.encode(enc, args)

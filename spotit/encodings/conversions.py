@@ -35,7 +35,7 @@ from spotit.encodings.values import (
     normalize,
     truth_of_bool,
 )
-from spotit.ir.types import Affinity, StorageClass
+from spotit.ir.types import BINARY, INT64_MAX, INT64_MIN, Affinity, StorageClass
 from spotit.smt import ops
 
 if TYPE_CHECKING:
@@ -110,10 +110,18 @@ def sort_before(b: Builder, x: Value, y: Value, descending: bool, nulls_first: b
 # ---------------------------------------------------------------------- comparison
 
 
-def compare(enc: Encoder, op: str, x: Value, ax: Affinity, y: Value, ay: Affinity) -> Truth:
-    """``x op y`` with SQLite's affinity rules; NULL if either side is NULL."""
+def compare(enc: Encoder, op: str, x: Value, ax: Affinity, y: Value, ay: Affinity,
+            collation: str = BINARY) -> Truth:
+    """``x op y`` with SQLite's affinity rules, text compared under ``collation``;
+    NULL if either side is NULL."""
     b = enc.b
     x, y = comparison_affinity(enc, x, ax, y, ay)
+    if collation != BINARY:
+        from spotit.encodings.collation import key
+
+        x, y = key(enc, x, collation), key(enc, y, collation)
+    if op in ("=", "!="):
+        textorder.note_case_mapped_constant(enc, x, y)
     null = b.or_(x.null, y.null)
     if op in ("=", "!="):
         eq = b.or_(
@@ -180,6 +188,37 @@ def text_affinity(enc: Encoder, v: Value) -> Value:
     if v.alt(INT_C) is None and v.alt(REAL_C) is None:
         return v
     return to_text(enc, v)
+
+
+def stored_value(enc: Encoder, v: Value, affinity: Affinity) -> Value:
+    """The value a column of ``affinity`` stores for ``v`` (a generated column's
+    value, https://sqlite.org/datatype3.html#type_affinity): TEXT turns numbers into
+    text; NUMERIC and INTEGER turn well-formed numeric text into a number and an
+    integral REAL that fits into an INTEGER; REAL makes every number a REAL."""
+    b = enc.b
+    if v.is_constant():
+        return constant(b, concrete.apply_affinity(v.constant(), affinity))
+    if affinity is Affinity.BLOB:
+        return v
+    if affinity is Affinity.TEXT:
+        return text_affinity(enc, v)
+    v = numeric_affinity(enc, v)
+    if affinity is Affinity.REAL:
+        alts = [Alt(REAL_C, a.guard, b.to_real(a.term)) if a.cls is INT_C else a
+                for a in v.alts]
+        out: list[Alt] = []
+        for a in alts:
+            out = _merge(b, out, a)
+        return normalize(b, Value(v.null, tuple(out)))
+    r = v.alt(REAL_C)
+    if r is None:
+        return v
+    integral = b.and_(ops.real_is_int(r.term), b.le(b.real(INT64_MIN), r.term),
+                      b.le(r.term, b.real(INT64_MAX)))
+    alts = [a for a in v.alts if a.cls is not REAL_C]
+    alts = _merge(b, alts, Alt(INT_C, b.and_(r.guard, integral), b.real_trunc(r.term)))
+    alts = _merge(b, alts, Alt(REAL_C, b.and_(r.guard, b.not_(integral)), r.term))
+    return normalize(b, Value(v.null, tuple(alts)))
 
 
 # ---------------------------------------------------------------------- conversions

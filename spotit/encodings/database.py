@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT, REAL, STRING
@@ -25,9 +27,13 @@ from pysmt.typing import BOOL, INT, REAL, STRING
 from spotit.encodings import calendar
 from spotit.encodings.builder import Builder
 from spotit.encodings.values import Alt, Value
-from spotit.ir.types import INT64_MAX, INT64_MIN, Domain, StorageClass
+from spotit.errors import Unsupported
+from spotit.ir.types import BINARY, INT64_MAX, INT64_MIN, Domain, StorageClass
 from spotit.schema import Column, Schema, Table
 from spotit.smt import ops
+
+if TYPE_CHECKING:
+    from spotit.encodings.encoder import Encoder
 
 
 @dataclass
@@ -70,12 +76,14 @@ class SymbolicDatabase:
         return c.value
 
     def row_cells(self, table: str, row: int) -> TableCells:
-        return TableCells(self, table, row, len(self.table(table).columns))
+        """The stored columns of a row, then its rowid if the table has a hidden one."""
+        t = self.table(table)
+        return TableCells(self, table, row, len(t.columns) + (1 if hidden_rowid(t) else 0))
 
     def _make_cell(self, table: str, row: int, col: int) -> _Cell:
         b = self.b
         t = self.table(table)
-        column = t.columns[col]
+        column = t.columns[col] if col < len(t.columns) else ROWID_COLUMN
         base = f"{self.prefix}c!{self._table_index[table]}!{row}!{col}"
         symbols: dict[str, FNode] = {}
         if column.not_null:
@@ -122,54 +130,118 @@ class SymbolicDatabase:
 
     # ------------------------------------------------------------------ constraints
 
-    def constraints(self) -> list[FNode]:
-        """Integrity, domain and symmetry constraints of the current bound."""
+    def constraints(self, enc: Encoder) -> list[FNode]:
+        """Integrity, domain and symmetry constraints of the current bound (``enc``
+        encodes the collations keys are compared under).
+
+        A key none of whose columns is read (no cell of them exists once the queries
+        and foreign keys are encoded) is not asserted: nothing depends on those
+        values, and decoding gives such columns distinct values row by row.
+        """
         b = self.b
+        self._enc = enc
         out: list[FNode] = []
         self.close_over_foreign_keys()
-        for t in self.schema.tables:
-            if not self._used(t):
-                continue
-            rows = range(self.k)
+        used = self.used_tables()
+        for t in used:
             # present rows first
             for r in range(1, self.k):
                 out.append(b.implies(self.present(t.name, r), self.present(t.name, r - 1)))
+            out.extend(self._foreign_key_constraints(t))
+            out.extend(self._rule_constraints(t))
+        for t in used:
+            if hidden_rowid(t) and self._column_read(t, len(t.columns)):
+                rid = len(t.columns)
+                out.extend(b.not_(b.and_(self.present(t.name, r), self.present(t.name, s),
+                                         self._key_equal(t.name, r, t.name, s, rid, rid,
+                                                         BINARY)))
+                           for r in range(self.k) for s in range(r))
             for key in t.keys:
                 idx = [t.column_index(c) for c in key]
-                for r in rows:
+                if not any(self._column_read(t, i) for i in idx):
+                    continue
+                colls = t.key_collations(key)
+                for r in range(self.k):
                     for s in range(r):
                         collide = b.and_(
                             self.present(t.name, r), self.present(t.name, s),
-                            *(self._key_equal(t.name, r, t.name, s, i, i) for i in idx),
+                            *(self._key_equal(t.name, r, t.name, s, i, i, c)
+                              for i, c in zip(idx, colls, strict=True)),
                         )
                         out.append(b.not_(collide))
-            for fk in t.foreign_keys:
-                parent = self.table(fk.ref_table)
-                ci = [t.column_index(c) for c in fk.columns]
-                pi = [parent.column_index(c) for c in fk.ref_columns]
-                for r in rows:
-                    has_key = b.and_(
-                        self.present(t.name, r), *(b.not_(self.cell(t.name, r, i).null) for i in ci)
-                    )
-                    matches = b.or_(
-                        b.and_(
-                            self.present(parent.name, s),
-                            *(self._key_equal(t.name, r, parent.name, s, i, j)
-                              for i, j in zip(ci, pi, strict=True)),
-                        )
-                        for s in rows
-                    )
-                    out.append(b.implies(has_key, matches))
         out.extend(self.domain_constraints)
         return out
 
-    def _key_equal(self, t1: str, r1: int, t2: str, r2: int, c1: int, c2: int) -> FNode:
-        """Both cells non-NULL and equal (NULLs never collide in keys)."""
-        from spotit.encodings.conversions import same_value
+    def _foreign_key_constraints(self, t: Table) -> list[FNode]:
+        """Every present child row whose key is not NULL has a parent row with an
+        equal key (under the parent key's collation)."""
+        b = self.b
+        out = []
+        rows = range(self.k)
+        for fk in t.foreign_keys:
+            parent = self.table(fk.ref_table)
+            ci = [t.column_index(c) for c in fk.columns]
+            pi = [parent.column_index(c) for c in fk.ref_columns]
+            colls = parent.key_collations(fk.ref_columns)  # the parent key's index
+            for r in rows:
+                has_key = b.and_(
+                    self.present(t.name, r), *(b.not_(self.cell(t.name, r, i).null) for i in ci)
+                )
+                matches = b.or_(
+                    b.and_(
+                        self.present(parent.name, s),
+                        *(self._key_equal(t.name, r, parent.name, s, i, j, c)
+                          for i, j, c in zip(ci, pi, colls, strict=True)),
+                    )
+                    for s in rows
+                )
+                out.append(b.implies(has_key, matches))
+        return out
+
+    def _rule_constraints(self, t: Table) -> list[FNode]:
+        """CHECK constraints (not FALSE on a present row) and UNIQUE indexes over
+        expressions or partial ones (no two present rows where both WHERE hold with
+        equal, non-NULL terms)."""
+        from spotit.encodings.collation import same
+        from spotit.frontend.tables import table_rules
+
+        if not (t.checks or t.unique_indexes):
+            return []
+        try:
+            rules = table_rules(self.schema, t)
+        except Unsupported:
+            return []  # no query reads it (the binder refused those): fewer assumptions
+        b, enc = self.b, self._enc
+        out = []
+        rows = [(self.present(t.name, r), (self.row_cells(t.name, r),)) for r in range(self.k)]
+        for check in rules.checks:
+            out.extend(b.implies(p, b.not_(enc.truth(check, env).f)) for p, env in rows)
+        for rule in rules.unique:
+            keys = []
+            for p, env in rows:
+                live = [p] if rule.where is None else [p, enc.truth(rule.where, env).t]
+                vals = [enc.value(term, env) for term in rule.terms]
+                keys.append((b.and_(*live, *(b.not_(v.null) for v in vals)), vals))
+            for r in range(self.k):
+                for s in range(r):
+                    (lr, vr), (ls, vs) = keys[r], keys[s]
+                    out.append(b.not_(b.and_(lr, ls, *(
+                        same(enc, x, y, c) for x, y, c in zip(vr, vs, rule.collations,
+                                                               strict=True)))))
+        return out
+
+    def _column_read(self, t: Table, col: int) -> bool:
+        return any((t.name, r, col) in self._cells for r in range(self.k))
+
+    def _key_equal(self, t1: str, r1: int, t2: str, r2: int, c1: int, c2: int,
+                   collation_name: str) -> FNode:
+        """Both cells non-NULL and equal under the key's collation (NULLs never
+        collide in keys)."""
+        from spotit.encodings.collation import same
 
         v1, v2 = self.cell(t1, r1, c1), self.cell(t2, r2, c2)
         b = self.b
-        return b.and_(b.not_(v1.null), b.not_(v2.null), same_value(b, v1, v2))
+        return b.and_(b.not_(v1.null), b.not_(v2.null), same(self._enc, v1, v2, collation_name))
 
     def _used(self, t: Table) -> bool:
         return any(key[0] == t.name for key in self._present)
@@ -201,19 +273,23 @@ class SymbolicDatabase:
         out: dict[str, list[tuple]] = {}
         for t in self.used_tables():
             rows = []
+            width = len(t.columns) + (1 if hidden_rowid(t) and self._column_read(
+                t, len(t.columns)) else 0)  # the rowid, when a query reads it
             for r in range(self.k):
                 if not _truthy(model.get(self.present(t.name, r).symbol_name()), False):
                     continue
-                rows.append(tuple(self._decode_cell(t, r, c, model)
-                                  for c in range(len(t.columns))))
+                rows.append(tuple(self._decode_cell(t, r, c, model) for c in range(width)))
             out[t.name] = rows
         return out
 
     def _decode_cell(self, t: Table, r: int, c: int, model: dict):
         cell = self._cells.get((t.name, r, c))
-        column = t.columns[c]
-        if cell is None:
-            return None if not column.not_null else default_value(column)
+        column = t.columns[c] if c < len(t.columns) else ROWID_COLUMN
+        if cell is None:  # nothing reads it: a value no key constraint can object to
+            if not column.not_null:
+                return None  # NULLs never collide
+            in_key = any(column.name in key for key in t.keys)
+            return default_value(column, r if in_key else 0)
         syms = cell.symbols
         if "null" in syms and _truthy(model.get(syms["null"].symbol_name()), True):
             return None
@@ -253,6 +329,13 @@ class TableCells(Sequence):
 
 _SORT = {StorageClass.INTEGER: INT, StorageClass.REAL: REAL, StorageClass.TEXT: STRING}
 
+# the hidden rowid of a table without an INTEGER PRIMARY KEY: the cell after its columns
+ROWID_COLUMN = Column("rowid", "INTEGER", not_null=True)
+
+
+def hidden_rowid(t: Table) -> bool:
+    return t.hidden_rowid is not None
+
 
 def _domain_constraint(b: Builder, cls: StorageClass, term: FNode) -> FNode:
     if cls is StorageClass.INTEGER:
@@ -263,18 +346,18 @@ def _domain_constraint(b: Builder, cls: StorageClass, term: FNode) -> FNode:
     return b.TRUE
 
 
-def default_value(column: Column):
-    """The value a NOT NULL cell no query reads gets in a decoded database."""
+def default_value(column: Column, n: int = 0):
+    """The value a NOT NULL cell no query reads gets in a decoded database (the
+    ``n``-th of distinct ones, for keys)."""
     d = column.domain
     if d in (Domain.INTEGER, Domain.NUMERIC, Domain.ANY):
-        return 0
+        return n
     if d is Domain.REAL:
-        return 0.0
-    if d is Domain.DATE:
-        return "2000-01-01"
-    if d is Domain.DATETIME:
-        return "2000-01-01 00:00:00"
-    return ""
+        return float(n)
+    if d in (Domain.DATE, Domain.DATETIME):
+        day = date(2000, 1, 1) + timedelta(days=n)
+        return day.isoformat() + (" 00:00:00" if d is Domain.DATETIME else "")
+    return str(n) if n else ""
 
 
 def _truthy(v, default: bool) -> bool:

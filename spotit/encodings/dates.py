@@ -424,8 +424,30 @@ def fn_time(enc: Encoder, args: list[Value]) -> Value:
 @function("JULIANDAY", arity=(1, None), arg_kinds=("date", "modifier"))
 def fn_julianday(enc: Encoder, args: list[Value]) -> Value:
     """The Julian day as a REAL: day number - 0.5 + seconds / 86400 (+ milliseconds /
-    86400000), an exact rational."""
+    86400000), an exact rational.
+
+    SQLite divides its integer milliseconds by 86400000.0, so equal instants give
+    equal doubles; for constants too the exact rational is used (SQLite's double,
+    rounded back to its milliseconds), never the double itself, or ``JULIANDAY(x) >=
+    JULIANDAY('...')`` could not hold at the same instant.
+    """
     b = enc.b
+    if all(v.is_constant() for v in args) and not any(
+            isinstance(v.constant(), str) and v.constant().strip().lower() == "now"
+            for v in args):
+        from fractions import Fraction
+
+        from spotit import concrete
+
+        try:
+            jd = concrete.evaluate(f"julianday({', '.join('?' for _ in args)})",
+                                   tuple(v.constant() for v in args))
+        except concrete.SqliteEvalError:
+            jd = None
+        if jd is None:
+            return Value(b.TRUE, ())
+        return real_value(b, b.real(Fraction(round(jd * SECONDS_PER_DAY * 1000),
+                                             SECONDS_PER_DAY * 1000)))
     tv = _time_value_of(enc, args)
     if tv.ms is None:
         jd = b.plus(b.to_real(b.minus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)),

@@ -86,6 +86,8 @@ class Encoder:
         self._keepalive: list[Env] = []  # envs whose ids key the cache
         self._depth: dict[R.Rel, int] = {}
         self._closed: dict[S.Expr, bool] = {}
+        self.collation_keys: dict = {}  # (collation, text term) -> key alternative
+        self.case_maps: dict = {}  # (text term, upper?) -> its UPPER/LOWER symbol
         self._budget_start = len(self.b.m.formulae)
 
     # ------------------------------------------------------------------ dispatch

@@ -6,6 +6,7 @@ AND/OR/NOT one line each, and ``conversions.py`` for comparison semantics.
 
 from __future__ import annotations
 
+from spotit.encodings import collation
 from spotit.encodings import conversions as C
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
@@ -34,17 +35,25 @@ def encode_column(enc: Encoder, e: S.ColumnRef, env: Env) -> Value:
 @encodes(S.Compare)
 def encode_compare(enc: Encoder, e: S.Compare, env: Env) -> Truth:
     x, y = enc.value(e.left, env), enc.value(e.right, env)
-    return C.compare(enc, e.op, x, S.affinity_of(e.left), y, S.affinity_of(e.right))
+    return C.compare(enc, e.op, x, S.affinity_of(e.left), y, S.affinity_of(e.right),
+                     S.comparison_collation(e.left, e.right))
 
 
 @encodes(S.Is)
 def encode_is(enc: Encoder, e: S.Is, env: Env) -> Truth:
-    """``x IS y``: ``=`` with affinity, except NULL IS NULL is true; never NULL."""
+    """``x IS y``: ``=`` with affinity and collation, except NULL IS NULL is true;
+    never NULL."""
     b = enc.b
     x, y = enc.value(e.left, env), enc.value(e.right, env)
     x, y = C.comparison_affinity(enc, x, S.affinity_of(e.left), y, S.affinity_of(e.right))
-    same = C.same_value(b, x, y)
+    same = collation.same(enc, x, y, S.comparison_collation(e.left, e.right))
     return Truth(same, b.not_(same))
+
+
+@encodes(S.Collate)
+def encode_collate(enc: Encoder, e: S.Collate, env: Env) -> Value | Truth:
+    """``x COLLATE c`` is x; the collation matters only where x is compared."""
+    return enc.encode(e.operand, env)
 
 
 @encodes(S.IsNull)
@@ -88,14 +97,15 @@ def fn_coalesce(enc: Encoder, args: list[Value]) -> Value:
     return choose_many(b, cases, args[-1])
 
 
-@function("NULLIF", arity=(2, 2), arg_kinds=("any", "any"))
-def fn_nullif(enc: Encoder, args: list[Value]) -> Value:
-    """NULL when the two arguments are equal (``=`` without affinity), else the first."""
+@function("NULLIF", arity=(2, 2), arg_kinds=("any", "any"), collation=True)
+def fn_nullif(enc: Encoder, args: list[Value], collation: str) -> Value:
+    """NULL when the two arguments are equal (``=`` without affinity, under the
+    collation of the first argument that has one), else the first."""
     b = enc.b
     x, y = args
     from spotit.ir.types import NO_AFFINITY
 
-    eq = C.compare(enc, "=", x, NO_AFFINITY, y, NO_AFFINITY).t
+    eq = C.compare(enc, "=", x, NO_AFFINITY, y, NO_AFFINITY, collation).t
     return Value(b.or_(x.null, eq), x.alts)
 
 

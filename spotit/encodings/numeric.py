@@ -93,6 +93,11 @@ def encode_negate(enc: Encoder, e: S.Negate, env: Env) -> Value:
     return Value(x.null, tuple(Alt(a.cls, a.guard, b.neg(a.term)) for a in x.alts))
 
 
+@encodes(S.StoredAs)
+def encode_stored_as(enc: Encoder, e: S.StoredAs, env: Env) -> Value:
+    return C.stored_value(enc, enc.value(e.operand, env), e.affinity)
+
+
 @encodes(S.Cast)
 def encode_cast(enc: Encoder, e: S.Cast, env: Env) -> Value:
     v = enc.value(e.operand, env)
@@ -182,24 +187,31 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
     return real_value(b, b.real_div(rounded, scale), null)
 
 
-def _scalar_extreme(enc: Encoder, args: list[Value], want_max: bool) -> Value:
-    """Multi-argument MIN/MAX: NULL if any argument is NULL, else the extreme one."""
+def _scalar_extreme(enc: Encoder, args: list[Value], want_max: bool, collation: str
+                    ) -> Value:
+    """Multi-argument MIN/MAX: NULL if any argument is NULL, else the extreme one
+    under ``collation``. On a tie MAX keeps the earlier argument and MIN takes the
+    later one (SQLite's ``minmaxFunc``: ``min(1, 1.0)`` is 1.0)."""
+    from spotit.encodings.collation import ordered_before
+    from spotit.encodings.values import choose
+
     b = enc.b
     null = b.or_(v.null for v in args)
     best = args[0]
-    from spotit.encodings.values import choose
-
     for v in args[1:]:
-        better = C.less_than(b, best, v) if want_max else C.less_than(b, v, best)
+        if want_max:
+            better = ordered_before(enc, best, v, collation)
+        else:
+            better = b.not_(ordered_before(enc, best, v, collation))
         best = choose(b, better, v, best)
     return Value(null, best.alts)
 
 
-@function("MAX", arity=(2, None), arg_kinds=("any", "any"))
-def fn_max(enc: Encoder, args: list[Value]) -> Value:
-    return _scalar_extreme(enc, args, True)
+@function("MAX", arity=(2, None), arg_kinds=("any", "any"), collation=True)
+def fn_max(enc: Encoder, args: list[Value], collation: str) -> Value:
+    return _scalar_extreme(enc, args, True, collation)
 
 
-@function("MIN", arity=(2, None), arg_kinds=("any", "any"))
-def fn_min(enc: Encoder, args: list[Value]) -> Value:
-    return _scalar_extreme(enc, args, False)
+@function("MIN", arity=(2, None), arg_kinds=("any", "any"), collation=True)
+def fn_min(enc: Encoder, args: list[Value], collation: str) -> Value:
+    return _scalar_extreme(enc, args, False, collation)

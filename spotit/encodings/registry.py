@@ -40,6 +40,7 @@ class FunctionSpec:
     arg_kinds: tuple[str, ...] = ()
     exact: bool = True
     aliases: tuple[str, ...] = field(default=())
+    collation: bool = False  # compares its arguments: called with ``collation=<name>``
 
 
 def encodes(cls: type) -> Callable:
@@ -61,11 +62,16 @@ def function(
     arity: tuple[int, int | None],
     arg_kinds: tuple[str, ...] = (),
     exact: bool = True,
+    collation: bool = False,
 ) -> Callable:
-    """Register the encoding of scalar function ``name`` (and its aliases)."""
+    """Register the encoding of scalar function ``name`` (and its aliases).
+
+    ``collation``: the function compares its arguments (MIN, MAX, NULLIF) under the
+    collation of its first argument that has one, passed as ``collation=``."""
 
     def deco(fn: Callable) -> Callable:
-        spec = FunctionSpec(name, fn, arity[0], arity[1], arg_kinds, exact, aliases)
+        spec = FunctionSpec(name, fn, arity[0], arity[1], arg_kinds, exact, aliases,
+                            collation)
         for n in (name, *aliases):
             if n in FUNCTIONS:
                 raise RuntimeError(f"function {n} registered twice")

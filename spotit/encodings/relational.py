@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pysmt.fnode import FNode
 from pysmt.typing import INT
 
+from spotit.encodings import collation
 from spotit.encodings import conversions as C
 from spotit.encodings.builder import Builder
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
@@ -89,11 +90,33 @@ def encode_filter(enc: Encoder, r: R.Filter, env: Env) -> SymRel:
 @encodes(R.Project)
 def encode_project(enc: Encoder, r: R.Project, env: Env) -> SymRel:
     src = enc.rel(r.input, env)
-    rows = tuple(
-        SymRow(row.present, tuple(enc.value(e, push(env, row.values)) for e in r.exprs))
-        for row in src.rows
-    )
+    rows = tuple(SymRow(row.present, Projected(enc, r.exprs, push(env, row.values)))
+                 for row in src.rows)
     return SymRel(rows, src.order, width=len(r.exprs))
+
+
+class Projected(Sequence):
+    """A projected row whose values are encoded when first read: a column nobody
+    reads (a generated column, a derived table's unused column) costs nothing."""
+
+    __slots__ = ("_enc", "_env", "_exprs", "_values")
+
+    def __init__(self, enc: Encoder, exprs: tuple, env: Env):
+        self._enc, self._exprs, self._env = enc, exprs, env
+        self._values: list[Value | None] = [None] * len(exprs)
+
+    def __len__(self) -> int:
+        return len(self._exprs)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        v = self._values[i]
+        if v is None:
+            v = self._values[i] = self._enc.value(self._exprs[i], self._env)
+        return v
 
 
 @encodes(R.Join)
@@ -117,34 +140,50 @@ def encode_join(enc: Encoder, r: R.Join, env: Env) -> SymRel:
                   width=left.width + right.width)
 
 
-def distinct_rows(b: Builder, rows: Sequence[SymRow]) -> list[SymRow]:
-    """Keep the first present occurrence of each row."""
+def distinct_rows(enc: Encoder, rows: Sequence[SymRow], collations: Sequence[str]
+                  ) -> list[SymRow]:
+    """One row per class of equal rows (each column compared under its collation):
+    the first present occurrence, with the values of a freely chosen member of
+    its class when a collation can make different values equal."""
+    b = enc.b
+    keyed = [collation.keys(enc, row.values, collations) for row in rows]
+    same = [[same_row(b, keyed[j], keyed[i]) for j in range(i)] for i in range(len(rows))]
     out = []
     for i, row in enumerate(rows):
-        dup = b.or_(
-            b.and_(rows[j].present, same_row(b, rows[j].values, row.values)) for j in range(i)
-        )
-        out.append(SymRow(b.and_(row.present, b.not_(dup)), row.values))
+        dup = b.or_(b.and_(rows[j].present, same[i][j]) for j in range(i))
+        values = row.values
+        if collation.folds(collations):
+            members = [b.and_(rows[j].present, same[max(i, j)][min(i, j)] if j != i
+                              else b.TRUE) for j in range(len(rows))]
+            values = tuple(collation.representative(
+                enc, members, [r.values for r in rows],
+                "which of several collation-equal rows DISTINCT or a set operation keeps"))
+        out.append(SymRow(b.and_(row.present, b.not_(dup)), values))
     return out
 
 
 @encodes(R.Distinct)
 def encode_distinct(enc: Encoder, r: R.Distinct, env: Env) -> SymRel:
     src = enc.rel(r.input, env)
-    return SymRel(tuple(distinct_rows(enc.b, src.rows)), width=src.width)
+    collations = R.collation_names(r.input.columns)
+    return SymRel(tuple(distinct_rows(enc, src.rows, collations)), width=src.width)
 
 
 @encodes(R.SetOp)
 def encode_setop(enc: Encoder, r: R.SetOp, env: Env) -> SymRel:
     b = enc.b
     left, right = enc.rel(r.left, env), enc.rel(r.right, env)
+    collations = R.compound_collations(r)
     if r.op == "UNION":
         rows = left.rows + right.rows
-        return SymRel(rows if r.all else tuple(distinct_rows(b, rows)), width=left.width)
-    lrows = distinct_rows(b, left.rows)
+        return SymRel(rows if r.all else tuple(distinct_rows(enc, rows, collations)),
+                      width=left.width)
+    lrows = distinct_rows(enc, left.rows, collations)
     out = []
     for row in lrows:
-        found = b.or_(b.and_(o.present, same_row(b, o.values, row.values)) for o in right.rows)
+        mine = collation.keys(enc, row.values, collations)
+        found = b.or_(b.and_(o.present, same_row(b, collation.keys(enc, o.values, collations),
+                                                 mine)) for o in right.rows)
         keep = found if r.op == "INTERSECT" else b.not_(found)
         out.append(SymRow(b.and_(row.present, keep), row.values))
     return SymRel(tuple(out), width=left.width)
@@ -154,7 +193,9 @@ def encode_setop(enc: Encoder, r: R.SetOp, env: Env) -> SymRel:
 
 
 def _sort_keys(enc: Encoder, r: R.Sort, env: Env, rows) -> list[list[Value]]:
-    return [[enc.value(k.expr, push(env, row.values)) for k in r.keys] for row in rows]
+    """Each row's ORDER BY values, as keys of their collations."""
+    return [[collation.key(enc, enc.value(k.expr, push(env, row.values)), k.collation)
+             for k in r.keys] for row in rows]
 
 
 def _key_before(b: Builder, r: R.Sort, kx: list[Value], ky: list[Value]) -> tuple[FNode, FNode]:

@@ -469,8 +469,16 @@ def _case_map(enc: Encoder, s: FNode, upper: bool) -> FNode:
         t = s.constant_value()
         return b.str("".join((c.upper() if upper else c.lower()) if c.isascii() else c
                              for c in t))
+    hit = enc.case_maps.get((s, upper))
+    if hit is not None:
+        return hit  # one symbol per input: LOWER(x) and a NOCASE key of x are the same
+    if s.is_ite():  # case mapping commutes with the choice
+        c, x, y = s.args()
+        out = enc.case_maps[s, upper] = b.ite(c, _case_map(enc, x, upper),
+                                              _case_map(enc, y, upper))
+        return out
     lo, hi, shift = (97, 122, -32) if upper else (65, 90, 32)
-    u = b.fresh("case", STRING)
+    u = enc.case_maps[s, upper] = b.fresh("case", STRING)
     n = b.str_len(s)
     cons = [b.eq(b.str_len(u), n)]
     for i in range(CASE_MAP_EXACT_LENGTH):

@@ -28,15 +28,17 @@ def encode_exists(enc: Encoder, e: S.Exists, env: Env) -> Truth:
 @encodes(S.InSubquery)
 def encode_in_subquery(enc: Encoder, e: S.InSubquery, env: Env) -> Truth:
     """TRUE if some row equals x; FALSE if every row is unequal (or there are none);
-    otherwise NULL. Comparisons use the affinities of x and of the subquery column."""
+    otherwise NULL. Comparisons are ``x = y`` for the subquery's column y: its
+    affinity, and the collation rule of ``=`` with y's collation."""
     b = enc.b
     x = enc.value(e.operand, env)
     ax = S.affinity_of(e.operand)
     ay = e.query.columns[0].affinity
+    collation = S.binary_collation(S.collation_of(e.operand), R.in_operand_collation(e.query))
     rel = enc.rel(e.query, env)
     t, f = [], []
     for row in rel.rows:
-        c = C.compare(enc, "=", x, ax, row.values[0], ay)
+        c = C.compare(enc, "=", x, ax, row.values[0], ay, collation)
         t.append(b.and_(row.present, c.t))
         f.append(b.or_(b.not_(row.present), c.f))
     return Truth(b.or_(t), b.and_(f))

@@ -249,6 +249,27 @@ def case_map_can_hold(view: CaseMap, c: str) -> bool:
     return not any(ch.isascii() and bad(ch) for ch in c)
 
 
+def note_case_mapped_constant(enc, x, y) -> None:
+    """UPPER/LOWER text (or a NOCASE key) compared with a constant is decided on its
+    source by a regular expression (exact at any length). When the mapped symbol is
+    used elsewhere too (a UNIQUE key, DISTINCT), say what it then is: LOWER of text
+    matching 'abc' up to case is 'abc'. True of the mapping, so it only adds
+    precision, and it is asserted only if the symbol is used."""
+    from spotit.ir.types import StorageClass
+    from spotit.smt import ops
+
+    b = enc.b
+    for u, c in ((x, y), (y, x)):
+        a, k = u.alt(StorageClass.TEXT), c.alt(StorageClass.TEXT)
+        if a is None or k is None or not isinstance(a.shape, CaseMap) \
+                or not k.term.is_constant() or not a.term.is_symbol():
+            continue
+        text = k.term.constant_value()
+        if case_map_can_hold(a.shape, text):
+            enc.define((a.term,), b.implies(ops.str_in_re(a.shape.source, ci_literal_re(b, text)),
+                                            b.eq(a.term, b.str(text))))
+
+
 def _eq_const(b: Builder, view, c: str) -> FNode | None:
     if isinstance(view, CaseMap):
         from spotit.smt import ops

@@ -17,13 +17,22 @@ import dataclasses
 import sqlite3
 from dataclasses import dataclass, field
 
-from spotit.errors import BindError, Unsupported
+from spotit.errors import BindError, SpotItError, Unsupported
 from spotit.frontend import ast as A
+from spotit.frontend.parser import parse, parse_expression
+from spotit.frontend.tables import ROWID_NAMES, table_rules
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.types import NO_AFFINITY, Affinity, affinity_of_declared_type
+from spotit.ir.types import (
+    BINARY,
+    MODELLED_COLLATIONS,
+    NO_AFFINITY,
+    Affinity,
+    Collation,
+    affinity_of_declared_type,
+)
 from spotit.ir.walk import rewrite
-from spotit.schema import Schema
+from spotit.schema import Schema, View
 
 AGGREGATES = {"COUNT", "SUM", "AVG", "MIN", "MAX", "TOTAL", "GROUP_CONCAT"}
 
@@ -34,6 +43,20 @@ class _Col:
     name: str
     affinity: Affinity
     hidden: bool = False  # right-hand USING/NATURAL column: not in *, not ambiguous
+    collation: Collation = field(default_factory=Collation)
+    in_star: bool = True  # listed by * (a table's hidden rowid is not)
+    rowid: bool = False  # what the names rowid, oid and _rowid_ mean in this table
+
+
+def _as_column(c: Collation | None) -> Collation:
+    """A derived table's, view's or CTE's column: the collation of its expression,
+    BINARY if none, and no longer explicit (SQLite's ``sqlite3SubqueryColumnTypes``)."""
+    return Collation(c.name, origin=c.origin) if c is not None else Collation(BINARY)
+
+
+def _cols_of(alias: str | None, rel: R.Rel) -> list[_Col]:
+    return [_Col(alias, c.name, c.affinity, collation=_as_column(c.collation))
+            for c in rel.columns]
 
 
 @dataclass
@@ -72,9 +95,20 @@ def bind(query: A.Query, schema: Schema) -> R.Rel:
     return _Binder(schema).query(query, None, {})
 
 
+def bind_row_expression(schema: Schema, table: str, columns: list[R.OutColumn],
+                        text: str) -> S.Expr:
+    """An expression over one row of ``table`` whose columns are ``columns`` (a CHECK
+    constraint, a generated column, an index term): ColumnRef(0, i) is column i."""
+    alias = table.lower()
+    scope = _Scope([_Col(alias, c.name, c.affinity, collation=c.collation or Collation())
+                    for c in columns], None, [alias])
+    return _Binder(schema).expr(parse_expression(text), scope, clause="CHECK")
+
+
 class _Binder:
     def __init__(self, schema: Schema):
         self.schema = schema
+        self._views_open: list[str] = []  # views being expanded (a cycle is an error)
         # inner-join ON conditions naming tables joined later, per FROM clause
         self._deferred_on: list[list[A.Expr]] = []
 
@@ -127,7 +161,8 @@ class _Binder:
         width = len(rows[0])
         if any(len(r) != width for r in rows):
             raise BindError("all VALUES must have the same number of terms", pos=v.pos)
-        out = tuple(R.OutColumn(f"column{i + 1}", NO_AFFINITY) for i in range(width))
+        out = tuple(R.OutColumn(f"column{i + 1}", NO_AFFINITY, S.collation_of(rows[0][i]))
+                    for i in range(width))
         return R.Values(rows, out)
 
     def _limit(self, q: A.Query) -> tuple[int | None, int]:
@@ -202,11 +237,14 @@ class _Binder:
             rebase = _Rebase(keys, aggs)
             select_exprs = [rebase(e) for e in select_exprs]
             having = rebase(having) if having is not None else None
-            order_info = [(i, rebase(e) if e is not None else None, k) for i, e, k in order_info]
+            order_info = [(i, rebase(e) if e is not None else None, k, c)
+                          for i, e, k, c in order_info]
             out = tuple(
-                R.OutColumn(f"key{i}", S.affinity_of(k)) for i, k in enumerate(keys)
+                R.OutColumn(f"key{i}", S.affinity_of(k), S.collation_of(k))
+                for i, k in enumerate(keys)
             ) + tuple(
-                R.OutColumn(f"agg{i}", S.affinity_of(c.arg) if c.func == "BARE" else NO_AFFINITY)
+                R.OutColumn(f"agg{i}", S.affinity_of(c.arg) if c.func == "BARE" else NO_AFFINITY,
+                            _aggregate_collation(c))
                 for i, c in enumerate(aggs.calls)
             )
             rel = R.Aggregate(rel, keys, tuple(aggs.calls), out)
@@ -214,7 +252,7 @@ class _Binder:
                 rel = R.Filter(rel, having)
 
         out_cols = tuple(
-            R.OutColumn(name or f"column{i + 1}", S.affinity_of(e))
+            R.OutColumn(name or f"column{i + 1}", S.affinity_of(e), S.collation_of(e))
             for i, (e, name) in enumerate(zip(select_exprs, names, strict=True))
         )
         n = len(select_exprs)
@@ -225,7 +263,7 @@ class _Binder:
         # ORDER BY terms either name a result column or are extra expressions.
         extra: list[S.Expr] = []
         sort_keys = []
-        for (index, expr, okey) in order_info:
+        for (index, expr, okey, collation) in order_info:
             if index is None:
                 assert expr is not None
                 if expr in select_exprs:
@@ -241,9 +279,12 @@ class _Binder:
                         extra.append(expr)
                     index = n + extra.index(expr)
             ref = S.ColumnRef(0, index, _affinity_at(index, select_exprs, extra))
-            sort_keys.append(R.SortKey(ref, okey.descending, _nulls_first(okey)))
+            if collation is None:
+                collation = S.collation_name(_expr_at(index, select_exprs, extra))
+            sort_keys.append(R.SortKey(ref, okey.descending, _nulls_first(okey), collation))
         ext_cols = out_cols + tuple(
-            R.OutColumn(f"_order{i}", S.affinity_of(e)) for i, e in enumerate(extra)
+            R.OutColumn(f"_order{i}", S.affinity_of(e), S.collation_of(e))
+            for i, e in enumerate(extra)
         )
         proj = R.Project(rel, tuple(select_exprs) + tuple(extra), ext_cols)
         base: R.Rel = R.Distinct(proj) if sel.distinct else proj
@@ -251,7 +292,8 @@ class _Binder:
         if extra:
             sorted_rel = R.Project(
                 sorted_rel,
-                tuple(S.ColumnRef(0, i, c.affinity, c.name) for i, c in enumerate(out_cols)),
+                tuple(S.ColumnRef(0, i, c.affinity, c.name, c.collation)
+                      for i, c in enumerate(out_cols)),
                 out_cols,
             )
         return sorted_rel
@@ -264,14 +306,16 @@ class _Binder:
                 if rc.table is None:
                     if not scope.cols:
                         raise BindError("no tables specified", pos=rc.pos)
-                    chosen = [(i, c) for i, c in enumerate(scope.cols) if not c.hidden]
+                    chosen = [(i, c) for i, c in enumerate(scope.cols)
+                              if not c.hidden and c.in_star]
                 else:
                     t = rc.table.lower()
                     if t not in scope.tables:
                         raise BindError(f"no such table: {rc.table}", pos=rc.pos)
                     chosen = [(i, c) for i, c in enumerate(scope.cols) if c.table == t]
                 for i, c in chosen:
-                    items.append((None, c.name, S.ColumnRef(0, i, c.affinity, c.name), None))
+                    items.append((None, c.name, S.ColumnRef(0, i, c.affinity, c.name,
+                                                            c.collation), None))
             else:
                 name = rc.alias
                 if name is None and isinstance(rc.expr, A.Name):
@@ -282,21 +326,22 @@ class _Binder:
         return items
 
     def _order_term(self, o: A.OrderItem, items, select_exprs, scope, aggs):
-        """(result index or None, bound expression or None, the item)."""
+        """(result index or None, bound expression or None, the item, its collation or
+        None when it is that of the expression sorted by)."""
         e = o.expr
+        collation = None
         if isinstance(e, A.Collate):
-            if e.collation.upper() != "BINARY":
-                raise Unsupported(f"COLLATE {e.collation}", pos=e.pos)
+            collation = _collation(e)
             e = e.operand
         if isinstance(e, A.Name) and len(e.parts) == 1:
             low = e.parts[0].lower()
             for i, item in enumerate(items):
                 if item[3] is not None and item[3].lower() == low:
-                    return (i, None, o)
+                    return (i, None, o, collation)
         pos = _position(e, len(items), "ORDER BY")
         if pos is not None:
-            return (pos, None, o)
-        return (None, self.expr(e, scope, clause="ORDER BY", aggs=aggs), o)
+            return (pos, None, o, collation)
+        return (None, self.expr(e, scope, clause="ORDER BY", aggs=aggs), o, collation)
 
     def _group_key(self, g: A.Expr, items, select_exprs, scope) -> S.Expr:
         pos = _position(g, len(items), "GROUP BY")
@@ -311,6 +356,10 @@ class _Binder:
 
     def _compound_order_key(self, o: A.OrderItem, body, rel: R.Rel) -> R.SortKey:
         e = o.expr
+        collation = None
+        if isinstance(e, A.Collate):
+            collation = _collation(e)
+            e = e.operand
         first = body
         while isinstance(first, A.Compound):
             first = first.left
@@ -331,7 +380,9 @@ class _Binder:
                 "ORDER BY term does not match any column in the result set", pos=o.pos
             )
         ref = S.ColumnRef(0, index, rel.columns[index].affinity, rel.columns[index].name)
-        return R.SortKey(ref, o.descending, _nulls_first(o))
+        if collation is None:
+            collation = R.compound_collations(rel)[index]
+        return R.SortKey(ref, o.descending, _nulls_first(o), collation)
 
     # ------------------------------------------------------------------ FROM
 
@@ -340,24 +391,51 @@ class _Binder:
             alias = (f.alias or f.name).lower()
             cte = ctes.get(f.name.lower()) if f.schema is None else None
             if cte is not None:
-                cols = [_Col(alias, c.name, c.affinity) for c in cte.columns]
-                return cte, _Scope(cols, outer, [alias])
+                return cte, _Scope(_cols_of(alias, cte), outer, [alias])
             table = self.schema.table(f.name)
             if table is None:
+                view = self.schema.view(f.name)
+                if view is not None:
+                    return self._view(view, alias, outer, f.pos)
                 raise BindError(f"no such table: {f.name}", pos=f.pos)
-            out = tuple(R.OutColumn(c.name, c.affinity) for c in table.columns)
-            cols = [_Col(alias, c.name, c.affinity) for c in table.columns]
-            return R.Scan(table.name, out), _Scope(cols, outer, [alias])
+            try:
+                rules = table_rules(self.schema, table)
+            except Unsupported as e:
+                raise Unsupported(e.message, pos=f.pos) from None
+            rel = rules.relation
+            cols = _cols_of(alias, rel)
+            if rules.rowid is not None:
+                cols[rules.rowid].rowid = True
+                if rules.rowid == len(cols) - 1 and table.has_rowid:
+                    cols[-1].in_star = False
+            return rel, _Scope(cols, outer, [alias])
         if isinstance(f, A.SubqueryRef):
             rel = self.query(f.query, outer, ctes)
             alias = f.alias.lower() if f.alias else None
-            cols = [_Col(alias, c.name, c.affinity) for c in rel.columns]
-            return rel, _Scope(cols, outer, [alias] if alias else [])
+            return rel, _Scope(_cols_of(alias, rel), outer, [alias] if alias else [])
         if isinstance(f, A.TableFunctionRef):
             raise Unsupported(f"table-valued function {f.name}", pos=f.pos)
         if isinstance(f, A.Join):
             return self.join(f, outer, ctes)
         raise Unsupported(type(f).__name__, pos=f.pos)
+
+    def _view(self, view: View, alias: str, outer, pos) -> tuple[R.Rel, _Scope]:
+        """A view is its query, read like a derived table under the view's column
+        names (expanded in full at each use)."""
+        if view.problem:
+            raise Unsupported(view.problem, pos=pos)
+        if view.name.lower() in self._views_open:
+            raise BindError(f"view {view.name} is circularly defined", pos=pos)
+        self._views_open.append(view.name.lower())
+        try:
+            rel = self.query(parse(view.query), None, {})
+        except SpotItError as e:
+            raise type(e)(f"in view {view.name}: {e.message}", pos=pos) from None
+        finally:
+            self._views_open.pop()
+        if view.columns and len(view.columns) == len(rel.columns):
+            rel = _rename(rel, view.columns)
+        return rel, _Scope(_cols_of(alias, rel), outer, [alias])
 
     def join(self, j: A.Join, outer, ctes) -> tuple[R.Rel, _Scope]:
         kind = j.kind.upper()
@@ -374,8 +452,9 @@ class _Binder:
         scope = _Scope(cols, outer, ls.tables + rs.tables)
         using = j.using
         if j.natural:
-            lnames = {c.name.lower() for c in ls.cols if not c.hidden}
-            using = tuple(c.name for c in rs.cols if not c.hidden and c.name.lower() in lnames)
+            lnames = {c.name.lower() for c in ls.cols if not c.hidden and c.in_star}
+            using = tuple(c.name for c in rs.cols
+                          if not c.hidden and c.in_star and c.name.lower() in lnames)
         cond: S.Expr | None = None
         if using:
             terms = []
@@ -387,8 +466,9 @@ class _Binder:
                         f"cannot join using column {name} - column not present in both tables",
                         pos=j.pos,
                     )
-                lref = S.ColumnRef(0, li, ls.cols[li].affinity, name)
-                rref = S.ColumnRef(0, nl + ri, rs.cols[ri].affinity, name)
+                lref = S.ColumnRef(0, li, ls.cols[li].affinity, name, ls.cols[li].collation)
+                rref = S.ColumnRef(0, nl + ri, rs.cols[ri].affinity, name,
+                                   rs.cols[ri].collation)
                 terms.append(S.Compare("=", lref, rref))
                 scope.cols[nl + ri].hidden = True
             cond = _conjoin(terms)
@@ -415,9 +495,10 @@ class _Binder:
 
             swapped = R.Join("LEFT", right, left, rewrite(cond, remap) if cond else None)
             refs = tuple(
-                S.ColumnRef(0, swap[i], c.affinity, c.name) for i, c in enumerate(cols)
+                S.ColumnRef(0, swap[i], c.affinity, c.name, c.collation)
+                for i, c in enumerate(cols)
             )
-            out = tuple(R.OutColumn(c.name, c.affinity) for c in cols)
+            out = tuple(R.OutColumn(c.name, c.affinity, c.collation) for c in cols)
             return R.Project(swapped, refs, out), scope
         return R.Join("LEFT" if kind == "LEFT" else "INNER", left, right, cond), scope
 
@@ -463,7 +544,13 @@ class _Binder:
             if isinstance(e.operand, A.Row):
                 raise Unsupported("row value IN list", pos=e.pos)
             x = b(e.operand, scope, **kw)
-            terms = [S.Compare("=", x, b(i, scope, **kw)) for i in e.items]
+            if len(e.items) == 1 and _is_constant_ast(e.items[0]):
+                # SQLite's parser turns ``x IN (c)`` into ``x = +c``
+                terms = [S.Compare("=", x, S.Call("+", (b(e.items[0], scope, **kw),)))]
+            else:
+                # the list is compared under x's collation only
+                x = S.Collate(x, S.collation_name(x))
+                terms = [S.Compare("=", x, b(i, scope, **kw)) for i in e.items]
             r = _disjoin(terms) if terms else S.Const(0)
             return S.Not(r) if e.negated else r
         if isinstance(e, A.InQuery):
@@ -493,9 +580,7 @@ class _Binder:
             return S.Cast(b(e.operand, scope, **kw), affinity_of_declared_type(e.type_name),
                           e.type_name)
         if isinstance(e, A.Collate):
-            if e.collation.upper() == "BINARY":
-                return b(e.operand, scope, **kw)
-            raise Unsupported(f"COLLATE {e.collation}", pos=e.pos)
+            return S.Collate(b(e.operand, scope, **kw), _collation(e))
         if isinstance(e, A.Function):
             return self.function(e, scope, clause, aggs)
         if isinstance(e, A.Row):
@@ -591,11 +676,14 @@ class _Binder:
                     (table is None and not c.hidden) or (table is not None and c.table == table)
                 )
             ]
+            if not hits and column in ROWID_NAMES:
+                hits = [i for i, c in enumerate(s.cols)
+                        if c.rowid and (table is None or c.table == table)]
             if len(hits) > 1:
                 raise BindError(f"ambiguous column name: {'.'.join(n.parts)}", pos=n.pos)
             if hits:
                 c = s.cols[hits[0]]
-                return S.ColumnRef(depth, hits[0], c.affinity, c.name)
+                return S.ColumnRef(depth, hits[0], c.affinity, c.name, c.collation)
             if table is None and depth == 0 and column in s.aliases and clause in (
                 "WHERE", "GROUP BY", "HAVING", "ORDER BY"
             ):
@@ -638,17 +726,20 @@ class _Rebase:
 
         def fn(x: S.Expr, level: int) -> S.Expr | None:
             if isinstance(x, _AggSlot):
-                return S.ColumnRef(level, nk + x.index, NO_AFFINITY)
+                call = self.aggs.calls[x.index]
+                return S.ColumnRef(level, nk + x.index, NO_AFFINITY,
+                                   collation=_aggregate_collation(call))
             if level == 0 and x in self.keys:
                 i = self.keys.index(x)
-                return S.ColumnRef(0, i, S.affinity_of(x), getattr(x, "name", ""))
+                return S.ColumnRef(0, i, S.affinity_of(x), getattr(x, "name", ""),
+                                   S.collation_of(x))
             if isinstance(x, S.ColumnRef) and x.depth == level:
                 shifted = dataclasses.replace(x, depth=0)
                 if shifted in self.keys:
                     i = self.keys.index(shifted)
-                    return S.ColumnRef(level, i, x.affinity, x.name)
+                    return S.ColumnRef(level, i, x.affinity, x.name, x.collation)
                 i = self.aggs.add(R.AggCall("BARE", shifted))
-                return S.ColumnRef(level, nk + i, x.affinity, x.name)
+                return S.ColumnRef(level, nk + i, x.affinity, x.name, x.collation)
             return None
 
         return rewrite(e, fn)
@@ -732,9 +823,55 @@ def _ordinal(i: int) -> str:
 
 
 
+def _expr_at(index: int, select_exprs, extra) -> S.Expr:
+    return select_exprs[index] if index < len(select_exprs) else extra[index - len(select_exprs)]
+
+
 def _affinity_at(index: int, select_exprs, extra) -> Affinity:
-    e = select_exprs[index] if index < len(select_exprs) else extra[index - len(select_exprs)]
-    return S.affinity_of(e)
+    return S.affinity_of(_expr_at(index, select_exprs, extra))
+
+
+def _collation(e: A.Collate) -> str:
+    name = e.collation.upper()
+    if name not in MODELLED_COLLATIONS:
+        raise Unsupported(f"collation {e.collation}", pos=e.pos)
+    return name
+
+
+def _aggregate_collation(call: R.AggCall) -> Collation | None:
+    """What an aggregate's result brings to a comparison: a bare column is its
+    column; an aggregate function only a COLLATE written inside its argument."""
+    if call.arg is None:
+        return None
+    if call.func == "BARE" or S.has_explicit_collation(call.arg):
+        return S.collation_of(call.arg)
+    return None
+
+
+def _is_constant_ast(e: A.Expr) -> bool:
+    """SQLite's parse-time notion of a constant (``sqlite3ExprIsConstant`` before name
+    resolution): no names other than TRUE/FALSE, no function calls, no subqueries."""
+    stack: list = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, A.Name):
+            if not (len(x.parts) == 1 and x.parts[0].lower() in ("true", "false")
+                    and not x.double_quoted):
+                return False
+        elif isinstance(x, A.Function | A.Exists | A.Subquery | A.InQuery | A.InTable):
+            return False
+        if dataclasses.is_dataclass(x):
+            for f in dataclasses.fields(x):
+                v = getattr(x, f.name)
+                if isinstance(v, A.Node):
+                    stack.append(v)
+                elif isinstance(v, tuple):
+                    for item in v:
+                        if isinstance(item, A.Node):
+                            stack.append(item)
+                        elif isinstance(item, tuple):
+                            stack.extend(i for i in item if isinstance(i, A.Node))
+    return True
 
 
 def _nulls_first(o: A.OrderItem) -> bool | None:
@@ -766,9 +903,10 @@ def _disjoin(terms: list[S.Expr]) -> S.Expr:
 
 
 def _rename(rel: R.Rel, names: tuple[str, ...]) -> R.Rel:
-    refs = tuple(S.ColumnRef(0, i, c.affinity, n) for i, (c, n) in
+    refs = tuple(S.ColumnRef(0, i, c.affinity, n, _as_column(c.collation)) for i, (c, n) in
                  enumerate(zip(rel.columns, names, strict=True)))
-    out = tuple(R.OutColumn(n, c.affinity) for c, n in zip(rel.columns, names, strict=True))
+    out = tuple(R.OutColumn(n, c.affinity, _as_column(c.collation))
+                for c, n in zip(rel.columns, names, strict=True))
     return R.Project(rel, refs, out)
 
 

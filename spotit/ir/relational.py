@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from spotit.ir.types import NO_AFFINITY, Affinity
+from spotit.ir.types import BINARY, NO_AFFINITY, Affinity, Collation
 
 if TYPE_CHECKING:
     from spotit.ir.scalar import Expr
@@ -21,8 +21,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class OutColumn:
+    """An output column: its name, affinity, and the collation its expression brings
+    to a comparison (``None``: none; a base table's column has its declared one)."""
+
     name: str
     affinity: Affinity = NO_AFFINITY
+    collation: Collation | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +152,7 @@ class SortKey:
     expr: Expr
     descending: bool = False
     nulls_first: bool | None = None  # None: SQLite's default (NULLs first ascending)
+    collation: str = BINARY
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +170,41 @@ class Sort(Rel):
     @property
     def columns(self) -> tuple[OutColumn, ...]:
         return self.input.columns
+
+
+def collation_names(columns: tuple[OutColumn, ...]) -> tuple[str, ...]:
+    """The collation each column is deduplicated and sorted by (BINARY if none)."""
+    return tuple(c.collation.checked_name() if c.collation is not None else BINARY
+                 for c in columns)
+
+
+def compound_leaves(r: Rel) -> list[Rel]:
+    """The SELECTs of a compound, left to right (a single SELECT is its own leaf)."""
+    out: list[Rel] = []
+    while isinstance(r, SetOp):
+        out.append(r.right)
+        r = r.left
+    out.append(r)
+    return out[::-1]
+
+
+def compound_collations(r: Rel) -> tuple[str, ...]:
+    """Per column, the collation a compound dedups and sorts by: the first SELECT,
+    left to right, whose expression has one (SQLite's ``multiSelectCollSeq``)."""
+    leaves = compound_leaves(r)
+    out = []
+    for i in range(len(r.columns)):
+        c = next((x.columns[i].collation for x in leaves if x.columns[i].collation), None)
+        out.append(c.checked_name() if c is not None else BINARY)
+    return tuple(out)
+
+
+def in_operand_collation(r: Rel) -> Collation | None:
+    """What the subquery of ``x IN (SELECT ...)`` brings to ``x = y``: the first
+    column of its last SELECT (SQLite reads the compound's rightmost member)."""
+    while isinstance(r, Sort | SetOp):
+        r = r.input if isinstance(r, Sort) else r.right
+    return r.columns[0].collation
 
 
 def inputs(r: Rel) -> tuple[Rel, ...]:

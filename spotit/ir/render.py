@@ -90,5 +90,7 @@ def _render(e: S.Expr) -> str:
             raise _NotClosed  # not a function of its arguments
         if any(isinstance(a, S.Const) and a.value == "now" for a in e.args):
             raise _NotClosed  # 'now' is the evaluation instant, fixed elsewhere
+        if e.name == "JULIANDAY":
+            raise _NotClosed  # SQLite's double would not equal the exact value of a cell's
         return f"{e.name}({', '.join(r(a) for a in e.args)})"
     raise _NotClosed

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from spotit.ir.types import NO_AFFINITY, Affinity, value_key
+from spotit.ir.types import BINARY, COLUMN_BINARY, NO_AFFINITY, Affinity, Collation, value_key
 
 if TYPE_CHECKING:
     from spotit.ir.relational import Rel
@@ -46,10 +46,20 @@ class Const(Expr):
 
 @dataclass(frozen=True, slots=True)
 class ColumnRef(Expr):
+    """Column ``index`` of the row ``depth`` levels out.
+
+    ``collation`` is what the reference brings to a comparison: a table or
+    derived-table column has its column's collating sequence (BINARY unless
+    declared); a reference the binder made to a GROUP BY key or an aggregate
+    keeps the behaviour of the expression it stands for (possibly explicit, or
+    none).
+    """
+
     depth: int
     index: int
     affinity: Affinity = NO_AFFINITY
     name: str = field(default="", compare=False)
+    collation: Collation | None = COLUMN_BINARY
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +153,24 @@ class Cast(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class Collate(Expr):
+    """``x COLLATE name``: the value of x, with an explicit collating sequence for the
+    comparison, DISTINCT, GROUP BY or ORDER BY it takes part in."""
+
+    operand: Expr
+    collation: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAs(Expr):
+    """The value a column of ``affinity`` stores for ``operand``: a generated column's
+    value (unlike CAST, text that is not a number stays text in a numeric column)."""
+
+    operand: Expr
+    affinity: Affinity
+
+
+@dataclass(frozen=True, slots=True)
 class Call(Expr):
     """A scalar function by canonical upper-case name (``SUBSTR``, ``COALESCE`` ...).
 
@@ -184,7 +212,7 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return (e.operand, e.pattern) + ((e.escape,) if e.escape is not None else ())
     if isinstance(e, Case):
         return (*(x for w in e.whens for x in w), e.else_)
-    if isinstance(e, Cast):
+    if isinstance(e, Cast | Collate | StoredAs):
         return (e.operand,)
     if isinstance(e, Call):
         return e.args
@@ -202,6 +230,8 @@ def affinity_of(e: Expr) -> Affinity:
     """
     if isinstance(e, ColumnRef):
         return e.affinity
+    if isinstance(e, Collate):
+        return affinity_of(e.operand)
     if isinstance(e, Cast):
         return e.target
     if isinstance(e, ScalarSubquery):
@@ -212,3 +242,70 @@ def affinity_of(e: Expr) -> Affinity:
 def is_boolean(e: Expr) -> bool:
     """Whether the expression's natural value is a truth value (0/1/NULL)."""
     return isinstance(e, Compare | Is | IsNull | And | Or | Not | Like | InSubquery | Exists)
+
+
+# ---------------------------------------------------------------------- collations
+
+
+def collation_of(e: Expr) -> Collation | None:
+    """The collating sequence ``e`` brings to a comparison (SQLite's
+    ``sqlite3ExprCollSeq``): the leftmost ``COLLATE`` anywhere in it (not inside
+    subqueries), else the collation of a column reference, seen through CAST and
+    unary ``+``; any other expression has none."""
+    while True:
+        if isinstance(e, ColumnRef):
+            return e.collation
+        if isinstance(e, Collate):
+            return Collation(e.collation, explicit=True)
+        if isinstance(e, Cast) or (isinstance(e, Call) and e.name == "+"):
+            e = e.operand if isinstance(e, Cast) else e.args[0]
+            continue
+        inner = next((c for c in _collation_order(e) if has_explicit_collation(c)), None)
+        if inner is None:
+            return None
+        e = inner
+
+
+def has_explicit_collation(e: Expr) -> bool:
+    """Whether a COLLATE operator appears in ``e`` (SQLite's EP_Collate flag)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Collate):
+            return True
+        if isinstance(x, ColumnRef) and x.collation is not None and x.collation.explicit:
+            return True
+        stack.extend(children(x))
+    return False
+
+
+def _collation_order(e: Expr) -> tuple[Expr, ...]:
+    """Children in the order SQLite searches them for a COLLATE: LIKE and GLOB are
+    function calls whose first argument is the pattern."""
+    if isinstance(e, Like):
+        return (e.pattern, e.operand) + ((e.escape,) if e.escape is not None else ())
+    return children(e)
+
+
+def binary_collation(left: Collation | None, right: Collation | None) -> str:
+    """The collation of a comparison of operands bringing these collations
+    (``sqlite3BinaryCompareCollSeq``): explicit before column, left before right."""
+    for c in (left, right):
+        if c is not None and c.explicit:
+            return c.checked_name()
+    for c in (left, right):
+        if c is not None:
+            return c.checked_name()
+    return BINARY
+
+
+def comparison_collation(left: Expr, right: Expr) -> str:
+    """The collating sequence of ``left <op> right`` (=, <>, <, IS, ...)."""
+    return binary_collation(collation_of(left), collation_of(right))
+
+
+def collation_name(e: Expr) -> str:
+    """The collation of ``e`` used on its own (DISTINCT, GROUP BY, ORDER BY, MIN/MAX):
+    its collation, BINARY if it has none."""
+    c = collation_of(e)
+    return c.checked_name() if c is not None else BINARY

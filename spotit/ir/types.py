@@ -15,6 +15,7 @@ relative to these domains; see ``docs/semantics.md``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -116,6 +117,41 @@ def domain_of_declared_type(declared: str) -> Domain:
     if base == "TIME":
         return Domain.TEXT
     return Domain.NUMERIC
+
+
+BINARY = "BINARY"
+MODELLED_COLLATIONS = frozenset({"BINARY", "NOCASE", "RTRIM"})
+
+
+@dataclass(frozen=True, slots=True)
+class Collation:
+    """The collating sequence an expression brings to a comparison
+    (https://sqlite.org/datatype3.html#collation).
+
+    ``explicit`` marks a ``COLLATE`` operator somewhere in the expression; it wins
+    over the collation of a column. An expression with neither has no collation
+    (``None`` where a ``Collation`` is expected), and a comparison of two such
+    falls back to BINARY.
+    """
+
+    name: str = BINARY
+    explicit: bool = False
+    origin: str = field(default="", compare=False)  # "table.column" of a declared one
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.name.upper())
+
+    def checked_name(self) -> str:
+        """The name, if SpotIt models this collation (else ``unsupported``)."""
+        if self.name not in MODELLED_COLLATIONS:
+            from spotit.errors import Unsupported
+
+            where = f" on {self.origin}" if self.origin else ""
+            raise Unsupported(f"collation {self.name}{where}")
+        return self.name
+
+
+COLUMN_BINARY = Collation(BINARY)
 
 
 def value_key(v: object) -> tuple:

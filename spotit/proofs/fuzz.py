@@ -22,12 +22,22 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from spotit.proofs import reproducers
-from spotit.proofs.generators import FUZZ_COLUMNS, expressions, fuzz_rows, table_pairs
+from spotit.proofs.generators import (
+    FUZZ_CHECKS,
+    FUZZ_COLUMNS,
+    FUZZ_GENERATED,
+    expressions,
+    fuzz_rows,
+    related_texts,
+    table_pairs,
+)
 from spotit.proofs.pinned import PinnedCase, check_pinned
 from spotit.proofs.queries import check_query_pair, query_pairs
 from spotit.proofs.tables import TableCase, check_tables
 
-EXPRESSION_KINDS = ("any", "num", "text", "bool", "date")
+# "collation": comparisons a column's collation decides (a fixed share of every run:
+# a collation bug hides in one comparison of text that differs only in case or spaces)
+EXPRESSION_KINDS = ("any", "num", "text", "bool", "date", "collation", "collation")
 SEMANTICS = ("set", "bag", "list")
 PAIR_BOUND = 2
 # examples per Hypothesis search, per claim (a round runs one search of each)
@@ -191,16 +201,22 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
 _PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2}
 
 
+def _pinned(row: tuple, expr: str) -> PinnedCase:
+    return PinnedCase(FUZZ_COLUMNS, row, expr, generated=FUZZ_GENERATED, checks=FUZZ_CHECKS)
+
+
 def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | None,
               only: str | None, report: FuzzReport):
     if part == "expression":
-        strategy = st.tuples(
-            st.sampled_from(EXPRESSION_KINDS).flatmap(lambda k: expressions(k, 3, only)),
-            fuzz_rows())
+        # the row first: the expression's literals may be variants of its texts
+        strategy = fuzz_rows().flatmap(lambda row: st.tuples(
+            st.sampled_from(EXPRESSION_KINDS).flatmap(
+                lambda k: expressions(k, 3, only, related_texts(FUZZ_COLUMNS, row))),
+            st.just(row)))
 
         def one(case):
             expr, row = case
-            outcome = check_pinned(PinnedCase(FUZZ_COLUMNS, row, expr), solver)
+            outcome = check_pinned(_pinned(row, expr), solver)
             report.inconclusive += outcome.kind == "error"
             report.unsupported += outcome.kind == "unsupported"
             return outcome.kind, outcome
@@ -223,8 +239,8 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
         return checked, case, outcome
 
     def one_pair(case):
-        gold, pred = case
-        outcome = check_query_pair(gold, pred, solver, PAIR_BOUND)
+        ddl, gold, pred = case
+        outcome = check_query_pair(gold, pred, solver, PAIR_BOUND, ddl=ddl)
         report.spurious_pairs += outcome.spurious > 0 or outcome.verdict == "spurious"
         report.inconclusive += outcome.verdict == "timeout"
         return outcome.kind, outcome
@@ -237,8 +253,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
 def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) -> None:
     if part == "expression":
         expr, row = case
-        data = reproducers.expression_case(PinnedCase(FUZZ_COLUMNS, row, expr), solver,
-                                           outcome)
+        data = reproducers.expression_case(_pinned(row, expr), solver, outcome)
         detail = (f"{expr} on row {row}: SQLite {outcome.sqlite_value!r}, encoding "
                   f"{outcome.encoded_value!r} ({outcome.detail})")
     elif part == "tables":
@@ -247,8 +262,8 @@ def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) 
         data = reproducers.tables_case(tc, solver, outcome)
         detail = f"{semantics} {r1} vs {r2}: {outcome.detail}"
     else:
-        gold, pred = case
-        data = reproducers.query_pair_case(gold, pred, PAIR_BOUND, solver, outcome)
+        ddl, gold, pred = case
+        data = reproducers.query_pair_case(gold, pred, PAIR_BOUND, solver, outcome, ddl)
         detail = f"{gold}  VS  {pred}: {outcome.detail}"
     path = reproducers.write(out_dir, data)
     report.discrepancies.append(Discrepancy(part, solver, detail, str(path)))

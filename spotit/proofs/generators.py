@@ -31,16 +31,33 @@ FUZZ_COLUMNS: tuple[tuple[str, str], ...] = (
     ("dt", "DATETIME"),
     ("n", "NUMERIC"),
     ("a", ""),
+    ("sn", "TEXT COLLATE NOCASE"),
+    ("sr", "TEXT COLLATE RTRIM"),
 )
+# generated columns: each stores its expression with its declared type's affinity
+FUZZ_GENERATED: tuple[tuple[str, str], ...] = (
+    ("gi", "INTEGER AS (r * 2)"),  # integral reals become integers
+    ("gt", "TEXT AS (i + n)"),  # numbers become text
+    ("gn", "NUMERIC AS (s || '')"),  # numeric text becomes a number
+    ("gs", "TEXT COLLATE NOCASE AS (UPPER(sr))"),
+)
+# CHECK constraints: a row SQLite stores must be one the encoding allows
+FUZZ_CHECKS: tuple[str, ...] = ("i IS NULL OR i <> 13", "sn IS NOT 'zz'", "gi IS NOT 6")
 COLUMN_KINDS = {"i": "num", "r": "num", "n": "num", "s": "text", "d": "date", "dt": "date",
-                "a": "any"}
+                "a": "any", "sn": "text", "sr": "text", "gi": "num", "gt": "text", "gn": "any",
+                "gs": "text"}
+COLLATIONS = ("NOCASE", "RTRIM", "BINARY")
 
 EDGE_TEXTS = ("", " ", "a", "A", "abc", "aBc", "ABC", "a b", " a ", "%", "_", "a%b", "a_c",
               "12abc", "+-", "-3", "1.5", "  7", "0x10", "1e3", ".5", "2020-02-29",
-              "2019-13-01", "2021-06-30 23:59:59", "2020-2-3", "é", "\t1")
+              "2019-13-01", "2021-06-30 23:59:59", "2020-2-3", "é", "\t1", "a ", "ABC  ",
+              "Abc", "É", "2010-07-19 19:37:33.0", "2021-06-30 23:59:59.5  ")
 EDGE_INTS = (0, 1, -1, 2, 3, 7, 10, 100, 2020, -5)
 EDGE_REALS = (0.0, 0.5, -0.5, 1.0, 1.5, -2.25, 100.0, 2.5e-3, 1e10)
 
+# texts that collations tell apart or not: the same letters in other cases, trailing spaces
+CASE_TEXTS = ("a", "A", "a ", "A  ", "aB", "Ab")
+case_texts = st.sampled_from(CASE_TEXTS)
 text_values = st.one_of(st.sampled_from(EDGE_TEXTS),
                         st.text(alphabet="aAbZ 1-%_.:+", max_size=6))
 int_values = st.one_of(st.sampled_from(EDGE_INTS), st.integers(-1000, 1000))
@@ -51,20 +68,34 @@ dates = st.one_of(st.sampled_from([date(2000, 2, 29), date(2020, 2, 29), date(19
                   st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 31)))
 datetimes = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)).map(
     lambda d: d.replace(microsecond=0))
+# DATETIME text as SQLite stores it: whole seconds, or a fraction of 1 to 3 digits
+FRACTIONS = ("", "", ".0", ".5", ".05", ".000", ".123", ".999")
+EDGE_DATETIMES = ("2010-07-19 19:37:33.0", "2010-07-19 19:37:33.000", "2010-07-19 19:37:33.123",
+                  "2020-02-29 23:59:59.999", "2000-02-29 00:00:00.5", "1969-12-31 23:59:59.05",
+                  "2021-06-30 23:59:59.00")
+datetime_texts = st.one_of(
+    st.sampled_from(EDGE_DATETIMES),
+    st.tuples(datetimes, st.sampled_from(FRACTIONS)).map(
+        lambda p: p[0].isoformat(sep=" ") + p[1]))  # zero-padded year
 
 _DOMAIN_VALUES = {
     "INTEGER": int_values,
     "REAL": real_values,
     "TEXT": text_values,
     "DATE": dates.map(lambda d: d.isoformat()),
-    "DATETIME": datetimes.map(lambda d: d.isoformat(sep=" ")),  # zero-padded year
+    "DATETIME": datetime_texts,
     "NUMERIC": st.one_of(int_values, real_values),
     "": st.one_of(int_values, real_values, text_values),
+    "TEXT COLLATE NOCASE": st.one_of(case_texts, case_texts, text_values),
+    "TEXT COLLATE RTRIM": st.one_of(case_texts, case_texts, text_values),
 }
 
 
 def cell(declared: str) -> st.SearchStrategy:
-    """A value of a column with this declared type (NULL included)."""
+    """A value of a column with this declared type (NULL included; less often in a
+    collated column, whose text is what collation checks need)."""
+    if "COLLATE" in declared:
+        return st.one_of(_DOMAIN_VALUES[declared], _DOMAIN_VALUES[declared], st.none())
     return st.one_of(st.none(), _DOMAIN_VALUES[declared])
 
 
@@ -91,13 +122,14 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
     "any": st.one_of(st.none(), int_values, real_values, text_values).map(sql_literal),
     "date": st.one_of(
         dates.map(lambda d: sql_literal(d.isoformat())),
-        datetimes.map(lambda d: sql_literal(d.isoformat(sep=" "))),
+        datetime_texts.map(sql_literal),
         st.sampled_from(["'now'", "'2020-02-30'", "'2020-01-01T10:00'", "'12:30'",
-                         "2459000.5", "'x'"]),
+                         "2459000.5", "'x'", "'2010-07-19 19:37:33.1234'",
+                         "'2010-07-19T19:37:33.5'"]),
     ),
     "fmt": st.sampled_from(["'%Y'", "'%m'", "'%d'", "'%Y-%m'", "'%H'", "'%M'", "'%S'",
                             "'%Y-%m-%d'", "'%H:%M:%S'", "'%j'", "'%w'", "'%s'", "'%J'",
-                            "'%%'", "'%Y%m'", "'year %Y'"]),
+                            "'%%'", "'%Y%m'", "'year %Y'", "'%f'", "'%S.%f'"]),
     "modifier": st.sampled_from(["'+1 day'", "'-1 day'", "'+2 months'", "'-1 month'",
                                  "'+1 year'", "'start of month'", "'start of year'",
                                  "'start of day'", "'+3 hours'", "'-90 minutes'",
@@ -136,10 +168,32 @@ def _concat(draw: Draw, sub: Expr, kind: str) -> str:
     return f"({draw(sub('any'))} || {draw(sub('any'))})"
 
 
+COLLATED_OPERANDS = ("sn", "sr", "gs", "s COLLATE NOCASE", "s COLLATE RTRIM",
+                     "sn COLLATE BINARY", "+sn", "CAST(sr AS TEXT)", "(sn)")
+
+
 def _compare(draw: Draw, sub: Expr, kind: str) -> str:
-    left_kind = draw(st.sampled_from(("num", "text", "any", "date")))
+    if draw(st.booleans()):
+        return collated_comparison(draw, sub, kind)
     op = draw(st.sampled_from(COMPARE_OPS))
+    left_kind = draw(st.sampled_from(("num", "text", "any", "date")))
     return f"({draw(sub(left_kind))} {op} {draw(sub(left_kind))})"
+
+
+def collated_comparison(draw: Draw, sub: Expr, kind: str) -> str:
+    """A comparison whose answer depends on the collation: a collated operand against
+    a variant of the row's own text (other case, trailing spaces) or another one."""
+    x = draw(st.sampled_from(COLLATED_OPERANDS))
+    column = next(c for c in ("sn", "sr", "gs", "s") if c in x.split()[0].strip("+("))
+    y = draw(st.one_of(sub(f"variant:{column}"), sub(f"variant:{column}"),
+                       st.sampled_from([o for o in COLLATED_OPERANDS if o != x])))
+    form = draw(st.integers(0, 4))
+    if form == 4:
+        return f"({x} {'NOT ' if draw(st.booleans()) else ''}IN ({y}, {draw(sub('text'))}))"
+    if form == 3:
+        return f"({x} IS {'NOT ' if draw(st.booleans()) else ''}{y})"
+    op = draw(st.sampled_from(COMPARE_OPS))
+    return f"({x} {op} {y})" if form < 2 else f"({y} {op} {x})"
 
 
 def _is(draw: Draw, sub: Expr, kind: str) -> str:
@@ -165,9 +219,13 @@ def _not(draw: Draw, sub: Expr, kind: str) -> str:
 
 
 def _like(draw: Draw, sub: Expr, kind: str) -> str:
-    x = draw(sub(draw(st.sampled_from(("text", "date", "any")))))
     neg = draw(st.sampled_from(("", "NOT ")))
-    form = draw(st.integers(0, 3))
+    form = draw(st.integers(0, 4))
+    if form == 4:  # a column against its own value in another case or with spaces
+        column = draw(st.sampled_from(("s", "sn", "sr", "a")))
+        return f"({column} {neg}{draw(st.sampled_from(('LIKE', 'GLOB')))} " \
+               f"{draw(sub(f'variant:{column}'))})"
+    x = draw(sub(draw(st.sampled_from(("text", "date", "any")))))
     if form == 0:
         return f"({x} {neg}GLOB {draw(st.sampled_from(['a*', '*b*', '?B*', '[a-c]*', '2020*']))!r})"
     pattern = draw(_LITERALS["pattern"]) if form < 3 else draw(sub("text"))
@@ -183,6 +241,10 @@ def _case(draw: Draw, sub: Expr, kind: str) -> str:
     body = " ".join(f"WHEN {w} THEN {t}" for w, t in whens)
     else_ = f" ELSE {draw(sub(result))}" if draw(st.booleans()) else ""
     return f"CASE {body}{else_} END"
+
+
+def _collate(draw: Draw, sub: Expr, kind: str) -> str:
+    return f"({draw(sub(kind))} COLLATE {draw(st.sampled_from(COLLATIONS))})"
 
 
 def _cast(draw: Draw, sub: Expr, kind: str) -> str:
@@ -253,17 +315,20 @@ OPERATORS: dict[type, tuple[Callable[[Draw, Expr, str], str], tuple[str, ...]]] 
     S.Like: (_like, ("bool",)),
     S.Case: (_case, ("num", "text", "any", "date")),
     S.Cast: (_cast, ("num", "text", "any")),
+    S.Collate: (_collate, ("text", "any")),
     S.Call: (_call, ("num", "text", "any", "date")),
     S.InSubquery: (_in, ("bool",)),
     S.Exists: (_exists, ("bool",)),
     S.ScalarSubquery: (_scalar_subquery, ("num", "text", "any")),
 }
 LEAVES = (S.Const, S.ColumnRef)  # produced by ``leaf``
+READ_FROM_GENERATED = (S.StoredAs,)  # produced by reading a FUZZ_GENERATED column
 
 
 def missing_generators() -> list[str]:
     """Registered operators and functions this module cannot generate."""
-    out = [c.__name__ for c in registry.SCALAR if c not in OPERATORS and c not in LEAVES]
+    out = [c.__name__ for c in registry.SCALAR
+           if c not in OPERATORS and c not in LEAVES and c not in READ_FROM_GENERATED]
     for name, spec in registry.FUNCTIONS.items():
         if spec.min_args and not spec.arg_kinds:
             out.append(f"{name} (no arg_kinds)")
@@ -277,19 +342,51 @@ def operator_names() -> dict[str, tuple[type, str | None]]:
     return out
 
 
-def leaf(kind: str) -> st.SearchStrategy[str]:
+Related = dict[str, tuple[str, ...]]  # column -> variants of the row's value in it
+
+
+def variants(texts) -> tuple[str, ...]:
+    """Each text as given, in other cases and with trailing spaces: the literals a
+    collation (or LIKE, or UPPER) may equate with a value of the row."""
+    out: dict[str, None] = {}
+    for t in texts:  # the telling variants first: Hypothesis favours early elements
+        for v in (t.swapcase(), t + " ", t.upper(), t.lower(), t.rstrip(" "), t + "  ", t):
+            out.setdefault(v, None)
+    return tuple(out)
+
+
+def related_texts(columns: tuple[tuple[str, str], ...], row: tuple) -> Related:
+    """Per text value of the row, its variants (see ``variants``)."""
+    return {name: variants([v]) for (name, _), v in zip(columns, row, strict=True)
+            if isinstance(v, str)}
+
+
+def leaf(kind: str, related: Related | None = None) -> st.SearchStrategy[str]:
+    """A column or a literal of ``kind``. Variants of the row's own texts are literals
+    too; the pseudo-kind ``variant:<column>`` is only those of that column's value."""
+    related = related or {}
+    if kind.startswith("variant"):
+        column = kind.partition(":")[2]
+        pool = related.get(column) or tuple(v for vs in related.values() for v in vs)
+        return st.sampled_from(pool or CASE_TEXTS).map(sql_literal)
+    every = tuple(v for vs in related.values() for v in vs)
+    related_literals = st.sampled_from(every or CASE_TEXTS).map(sql_literal)
     cols = [c for c, k in COLUMN_KINDS.items()
             if kind in ("any", "bool") or k == kind or (kind == "date" and k == "text")]
     if kind == "bool":
         return st.sampled_from(cols)  # a value in a boolean context
-    return st.one_of(st.sampled_from(cols), _LITERALS[kind if kind in _LITERALS else "any"])
+    literals = _LITERALS[kind if kind in _LITERALS else "any"]
+    if every and kind in ("text", "any"):
+        literals = st.one_of(literals, related_literals)
+    return st.one_of(st.sampled_from(cols), literals)
 
 
-def expressions(kind: str = "any", depth: int = 3, only: str | None = None
-                ) -> st.SearchStrategy[str]:
+def expressions(kind: str = "any", depth: int = 3, only: str | None = None,
+                related: Related | None = None) -> st.SearchStrategy[str]:
     """SQL expressions of ``kind`` over table ``t``, at most ``depth`` operators deep.
 
     With ``only`` (an ``operator_names()`` key) the outermost operator is that one.
+    ``related``: texts to draw literals from besides the usual ones (see ``leaf``).
     """
 
     def sub_at(d: int) -> Expr:
@@ -303,11 +400,14 @@ def expressions(kind: str = "any", depth: int = 3, only: str | None = None
             lambda c: st.composite(lambda draw: OPERATORS[c][0](draw, sub_at(d - 1), k))())
 
     def node(k: str, d: int) -> st.SearchStrategy[str]:
-        if d <= 0:
-            return leaf(k)
+        if d <= 0 or k.startswith("variant"):
+            return leaf(k, related)
         # inner nodes: an operator two times in three
-        return st.integers(0, 2).flatmap(lambda x: leaf(k) if x == 0 else operator(k, d))
+        return st.integers(0, 2).flatmap(
+            lambda x: leaf(k, related) if x == 0 else operator(k, d))
 
+    if kind == "collation" and only is None:  # the comparisons schema collations decide
+        return st.composite(lambda draw: collated_comparison(draw, sub_at(depth - 1), "bool"))()
     if only is None:
         return operator(kind, depth)  # the outermost node is always an operator
     cls, fname = operator_names()[only.upper()]

@@ -36,6 +36,27 @@ CREATE TABLE emp (
 );
 """
 
+# The same tables with the schema features queries are most easily misread under:
+# collations (on a key, a joined and a compared column), CHECK constraints, a
+# generated column, a view, a NOCASE-unique column and the hidden rowid.
+FUZZ_DDL_FEATURES = """
+CREATE TABLE dept (
+  id INTEGER PRIMARY KEY,
+  title TEXT NOT NULL COLLATE NOCASE UNIQUE,
+  budget INTEGER CHECK (budget IS NULL OR budget >= 0)
+);
+CREATE TABLE emp (
+  id INTEGER PRIMARY KEY,
+  name TEXT COLLATE RTRIM,
+  dept_id INTEGER REFERENCES dept(id),
+  salary REAL CHECK (salary <> 13),
+  hired DATE,
+  bonus REAL AS (salary / 10)
+);
+CREATE VIEW staff AS SELECT id, name, salary FROM emp WHERE dept_id IS NOT NULL;
+"""
+FUZZ_DDLS = (FUZZ_DDL, FUZZ_DDL_FEATURES)
+
 SEEDS = (
     "SELECT name FROM emp WHERE salary > 100",
     "SELECT e.name, d.title FROM emp AS e JOIN dept AS d ON e.dept_id = d.id "
@@ -63,6 +84,16 @@ SEEDS = (
     "SELECT d.title FROM dept AS d JOIN emp AS e ON e.dept_id = d.id "
     "WHERE e.hired LIKE '2019%' ORDER BY e.salary LIMIT 2",
     "SELECT COUNT(DISTINCT dept_id) FROM emp WHERE salary <> 3",
+    "SELECT title FROM dept WHERE title = 'Sales' ORDER BY title LIMIT 1",
+    "SELECT DISTINCT name FROM emp WHERE name >= 'a'",
+    "SELECT title, MAX(name) FROM dept AS d JOIN emp AS e ON e.dept_id = d.id GROUP BY title",
+    "SELECT name FROM emp WHERE name IN ('Ann', 'Bob') UNION SELECT title FROM dept",
+)
+# seeds that only the feature schema can run
+FEATURE_SEEDS = (
+    "SELECT name, bonus FROM emp WHERE bonus > 1",
+    "SELECT name FROM staff WHERE salary < 100",
+    "SELECT rowid, title FROM dept WHERE budget > 2",
 )
 
 _COMPARISONS = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ, exp.NEQ)
@@ -99,6 +130,8 @@ def _sites(tree: exp.Expression) -> list[tuple[str, exp.Expression]]:
             out.append(("between", node))
         elif isinstance(node, exp.Union | exp.Intersect | exp.Except):
             out.append(("setop", node))
+        if isinstance(node, (*_COMPARISONS, exp.Ordered, exp.Collate)):
+            out.append(("collate", node))
     return out
 
 
@@ -143,6 +176,13 @@ def _mutate(kind: str, node: exp.Expression, choice: int) -> None:
         x = node.this
         node.replace(exp.paren(exp.and_(exp.GTE(this=x.copy(), expression=node.args["low"]),
                                         exp.LTE(this=x.copy(), expression=node.args["high"]))))
+    elif kind == "collate":  # add, change or drop an explicit collation
+        target = node if isinstance(node, exp.Collate) else node.this
+        if isinstance(target, exp.Collate):
+            target.replace(target.this.copy())
+        else:
+            name = ("NOCASE", "RTRIM", "BINARY")[choice % 3]
+            target.replace(exp.Collate(this=target.copy(), expression=exp.Var(this=name)))
     elif kind == "setop":  # UNION <-> UNION ALL; INTERSECT <-> EXCEPT (SQLite has no ALL)
         if isinstance(node, exp.Union):
             node.set("distinct", not node.args.get("distinct", True))
@@ -165,13 +205,16 @@ def mutant(seed_sql: str, picks: list[tuple[int, int]]) -> str:
 
 
 @st.composite
-def query_pairs(draw) -> tuple[str, str]:
-    """(gold, pred): a seed (as sqlglot writes it) and a mutant with 1-2 mutations."""
-    seed_sql = draw(st.sampled_from(SEEDS))
+def query_pairs(draw) -> tuple[str, str, str]:
+    """(schema DDL, gold, pred): a seed (as sqlglot writes it) and a mutant with 1-2
+    mutations, over one of the fuzz schemas."""
+    ddl = draw(st.sampled_from(FUZZ_DDLS))
+    seeds = SEEDS + FEATURE_SEEDS if ddl is FUZZ_DDL_FEATURES else SEEDS
+    seed_sql = draw(st.sampled_from(seeds))
     picks = draw(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 5)),
                           min_size=1, max_size=2))
     gold = sqlglot.parse_one(seed_sql, dialect="sqlite").sql(dialect="sqlite")
-    return gold, mutant(seed_sql, picks)
+    return ddl, gold, mutant(seed_sql, picks)
 
 
 @dataclass(frozen=True)

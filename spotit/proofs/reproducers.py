@@ -36,6 +36,7 @@ def expression_case(case: PinnedCase, solver: str, outcome) -> dict[str, Any]:
     return {
         "part": "expression", "claim": "Thm 1", "solver": solver,
         "columns": [list(c) for c in case.columns], "row": list(case.row),
+        "generated": [list(c) for c in case.generated], "checks": list(case.checks),
         "expr": case.expr, "now": case.now.isoformat(sep=" "),
         "sqlite_value": outcome.sqlite_value, "encoded_value": outcome.encoded_value,
         "detail": outcome.detail,
@@ -53,9 +54,10 @@ def tables_case(case: TableCase, solver: str, outcome) -> dict[str, Any]:
     }
 
 
-def query_pair_case(gold: str, pred: str, bound: int, solver: str, outcome) -> dict[str, Any]:
+def query_pair_case(gold: str, pred: str, bound: int, solver: str, outcome,
+                    ddl: str = FUZZ_DDL) -> dict[str, Any]:
     return {
-        "part": "query_pair", "claim": "end to end", "solver": solver, "schema": FUZZ_DDL,
+        "part": "query_pair", "claim": "end to end", "solver": solver, "schema": ddl,
         "gold": gold, "pred": pred, "bound": bound, "database": outcome.database,
         "verdict": outcome.verdict, "proven_bound": outcome.proven_bound,
         "difference_at": outcome.difference_at, "detail": outcome.detail,
@@ -73,7 +75,9 @@ def replay(path: str | Path, solver: str | None = None):
     part = case["part"]
     if part == "expression":
         pinned = PinnedCase(tuple(tuple(c) for c in case["columns"]), tuple(case["row"]),
-                            case["expr"], datetime.fromisoformat(case["now"]))
+                            case["expr"], datetime.fromisoformat(case["now"]),
+                            tuple(tuple(c) for c in case.get("generated", ())),
+                            tuple(case.get("checks", ())))
         return check_pinned(pinned, solver)
     if part == "tables":
         return check_tables(TableCase(
