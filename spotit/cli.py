@@ -115,6 +115,69 @@ def cmd_fuzz(args) -> int:
     return 1 if report.discrepancies else 0
 
 
+def cmd_evaluate(args) -> int:
+    from spotit.experiments.inputs import parse_named_path
+    from spotit.experiments.report import summary_table, write_report
+    from spotit.experiments.runners import EvaluationSettings, run_evaluation
+
+    if args.bound < 1:
+        raise SystemExit("spotit: error: --bound must be at least 1")
+    if args.scheduler and args.executor != "dask":
+        args.executor = "dask"
+    try:
+        preds = dict(parse_named_path(p, "--pred") for p in args.pred)
+        labels = dict(parse_named_path(p, "--ex-labels") for p in args.ex_labels or [])
+        settings = EvaluationSettings(
+            benchmark=args.benchmark, bound=args.bound, solver=args.solver,
+            timeout=args.timeout, semantics=args.semantics, probe_trials=args.probe_trials,
+            now=args.now or EvaluationSettings.now, ex_time_limit=args.ex_time_limit)
+        store, run_id = run_evaluation(
+            benchmark=args.benchmark, dev=args.dev, tables=args.tables, predictions=preds,
+            results=args.results, db_dir=args.db_dir, ex_labels=labels,
+            questions=args.questions, limit=args.limit, settings=settings, workers=args.jobs,
+            executor=args.executor, scheduler=args.scheduler, progress=_progress_bar())
+    except SpotItError as e:
+        raise SystemExit(f"spotit: error: {e}") from None
+    summary = write_report(args.results, args.report or Path(args.results).with_suffix(""),
+                           run_id=run_id)
+    store.close()
+    print(summary_table(summary))
+    print(f"\nresults: {args.results}; report: "
+          f"{args.report or Path(args.results).with_suffix('')}/index.html")
+    return 0
+
+
+def _progress_bar():
+    """A progress bar on stderr (pairs done, verdict counts, ETA) when it is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bar: dict = {}
+
+    def update(done: int, total: int, counts: dict[str, int]) -> None:
+        if "bar" not in bar:
+            bar["bar"] = tqdm(total=total, unit="pair", file=sys.stderr, dynamic_ncols=True)
+        b = bar["bar"]
+        b.update(done - b.n)
+        b.set_postfix_str(", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        if done >= total:
+            b.close()
+
+    return update
+
+
+def cmd_report(args) -> int:
+    from spotit.experiments.report import summary_table, write_report
+
+    if not Path(args.results).exists():
+        raise SystemExit(f"spotit: error: no results file {args.results}")
+    summary = write_report(args.results, args.out, run_id=args.run)
+    print(summary_table(summary))
+    print(f"\nreport: {Path(args.out) / 'index.html'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spotit",
@@ -156,6 +219,45 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="spotit-fuzz",
                    help="directory for reproducers (default ./spotit-fuzz)")
     p.set_defaults(func=cmd_fuzz)
+
+    p = sub.add_parser("evaluate", help="check every prediction of one or more systems on a "
+                                        "benchmark (BIRD, Spider): EX-TEST, EX-SpotIt, "
+                                        "EX-SpotIt+")
+    p.add_argument("--benchmark", required=True, choices=["bird", "spider"])
+    p.add_argument("--dev", required=True, help="dev.json (gold queries)")
+    p.add_argument("--tables", required=True, help="dev_tables.json / tables.json")
+    p.add_argument("--pred", required=True, action="append", metavar="NAME=FILE",
+                   help="a system's predictions (repeat for several systems)")
+    p.add_argument("--db-dir", help="the benchmark's SQLite databases, for EX-TEST")
+    p.add_argument("--ex-labels", action="append", metavar="NAME=FILE",
+                   help="EX-TEST results of a system, when there are no databases")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--questions", help="question ids, comma-separated")
+    which.add_argument("--limit", type=int, help="the first N questions")
+    p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
+    p.add_argument("--solver", default="z3", choices=["z3", "cvc5"])
+    p.add_argument("--semantics", choices=["set", "bag", "list"],
+                   help="result comparison (default: BIRD set; Spider bag, list with ORDER BY)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per check (default 60)")
+    p.add_argument("--probe-trials", type=int, default=300,
+                   help="random databases tried before the solver (0: solver only)")
+    p.add_argument("--now", help="the instant 'now' means (default 2024-01-01 00:00:00)")
+    p.add_argument("--ex-time-limit", type=float, default=30.0,
+                   help="seconds for the gold query on the database (the prediction gets "
+                        "this plus 3 x the gold's time)")
+    p.add_argument("--jobs", "-j", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--executor", default="local", choices=["local", "dask"])
+    p.add_argument("--scheduler", help="a Dask scheduler address (tcp://host:port)")
+    p.add_argument("--results", default="spotit-results.sqlite",
+                   help="the results file (resumable; default spotit-results.sqlite)")
+    p.add_argument("--report", help="report directory (default: the results file's name)")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("report", help="write the report of an evaluation's results file")
+    p.add_argument("results", help="the results file of spotit evaluate")
+    p.add_argument("--out", required=True, help="report directory")
+    p.add_argument("--run", type=int, help="a run id (default: the latest)")
+    p.set_defaults(func=cmd_report)
     return parser
 
 

@@ -31,7 +31,14 @@ from spotit.encodings.calendar import date_text_parts
 from spotit.encodings.equivalence import Semantics
 from spotit.ir.types import INT64_MAX, INT64_MIN, Domain
 from spotit.schema import Column, Schema, Table
-from spotit.validate import Rows, Validation, insert_rows, results_differ, validate
+from spotit.validate import (
+    PROGRESS_OPCODES,
+    Rows,
+    Validation,
+    insert_rows,
+    results_differ,
+    validate,
+)
 
 DEFAULT_TRIALS = 300
 DEFAULT_PROBE_SECONDS = 0.5
@@ -380,7 +387,7 @@ def probe(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
             if time.monotonic() > stop:
                 break
             rows = sampler.database()
-            if not _differs_once(conn, schema, rows, gold, pred, semantics, nonempty):
+            if not _differs_once(conn, schema, rows, gold, pred, semantics, nonempty, stop):
                 continue
             v = validate(schema, rows, gold, pred, semantics)
             if not v.confirmed:
@@ -396,11 +403,17 @@ def probe(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
 
 
 def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: str,
-                  pred: str, semantics: Semantics, nonempty: set[str] | None = None) -> bool:
-    """One cheap run in a transaction that is rolled back afterwards."""
+                  pred: str, semantics: Semantics, nonempty: set[str] | None = None,
+                  stop: float | None = None) -> bool:
+    """One cheap run in a transaction that is rolled back afterwards.
+
+    SQLite is interrupted at ``stop`` (a query may run for ever even on a tiny
+    database: a recursive CTE that counts to a billion)."""
     try:
         conn.execute("SAVEPOINT probe")
         insert_rows(conn, schema, rows)
+        if stop is not None:
+            conn.set_progress_handler(lambda: time.monotonic() > stop, PROGRESS_OPCODES)
         g = conn.execute(gold).fetchall()
         p = conn.execute(pred).fetchall()
         if nonempty is not None:
@@ -409,6 +422,7 @@ def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: st
     except (sqlite3.Error, OverflowError):
         return False
     finally:
+        conn.set_progress_handler(None, 0)
         conn.execute("ROLLBACK TO probe")
         conn.execute("RELEASE probe")
 

@@ -11,6 +11,7 @@ not a counterexample.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from spotit.encodings.equivalence import Semantics
 from spotit.schema import Schema
 
 Rows = dict[str, list[tuple]]
+PROGRESS_OPCODES = 1000  # how often (SQLite VM instructions) a time limit is checked
 
 
 def _q(name: str) -> str:
@@ -49,12 +51,21 @@ def insert_rows(conn: sqlite3.Connection, schema: Schema, rows: Rows, *,
         conn.executemany(f"INSERT INTO {_q(t.name)} ({cols}) VALUES ({marks})", seq)
 
 
-def run_query(conn: sqlite3.Connection, sql: str) -> list[tuple] | str:
-    """The rows of ``sql``, or the error message SQLite raised."""
+def run_query(conn: sqlite3.Connection, sql: str, time_limit: float | None = None
+              ) -> list[tuple] | str:
+    """The rows of ``sql``, or the error message SQLite raised (or that it ran out of time)."""
+    if time_limit is not None:
+        deadline = time.monotonic() + time_limit
+        conn.set_progress_handler(lambda: time.monotonic() > deadline, PROGRESS_OPCODES)
     try:
         return conn.execute(sql).fetchall()
     except (sqlite3.Error, OverflowError) as e:
+        if time_limit is not None and time.monotonic() > deadline:
+            return f"ran out of time ({time_limit:g} s)"
         return f"{type(e).__name__}: {e}"
+    finally:
+        if time_limit is not None:
+            conn.set_progress_handler(None, 0)
 
 
 def column_names(schema: Schema, sql: str) -> list[str]:
@@ -85,9 +96,12 @@ class Validation:
     note: str = ""
 
 
-def validate(schema: Schema, rows: Rows, gold: str, pred: str, semantics: Semantics
-             ) -> Validation:
-    """Do ``gold`` and ``pred`` differ on this database, whatever order SQLite picks?"""
+def validate(schema: Schema, rows: Rows, gold: str, pred: str, semantics: Semantics,
+             time_limit: float | None = None) -> Validation:
+    """Do ``gold`` and ``pred`` differ on this database, whatever order SQLite picks?
+
+    ``time_limit`` (seconds per query) is for queries nobody has vetted, such as another
+    system's prediction on a counterexample (EX-SpotIt+)."""
     runs = []
     for reverse in (False, True):
         try:
@@ -95,7 +109,8 @@ def validate(schema: Schema, rows: Rows, gold: str, pred: str, semantics: Semant
         except sqlite3.Error as e:
             return Validation(False, None, None, f"the database does not load: {e}")
         try:
-            runs.append((run_query(conn, gold), run_query(conn, pred)))
+            runs.append((run_query(conn, gold, time_limit),
+                         run_query(conn, pred, time_limit)))
         finally:
             conn.close()
     g0, p0 = runs[0]
