@@ -31,6 +31,7 @@ from spotit.frontend.binder import bind
 from spotit.frontend.now import pin_now
 from spotit.frontend.parser import parse
 from spotit.ir.relational import Rel
+from spotit.ir.walk import without_names
 from spotit.probe import (
     DEFAULT_MAX_ROWS,
     DEFAULT_PROBE_SECONDS,
@@ -186,7 +187,7 @@ class Checker:
             return self._done(result, Verdict.UNSUPPORTED, str(e), start)
         except SpotItError as e:
             return self._done(result, Verdict.ERROR, str(e), start)
-        if gold_plan == pred_plan:
+        if without_names(gold_plan) == without_names(pred_plan):
             result.proven_bound = opts.bound
             return self._equivalent(result, "the two queries have the same plan",
                                     {"gold": gold_plan}, solver, deadline, start)

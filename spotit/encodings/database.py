@@ -174,7 +174,12 @@ class SymbolicDatabase:
 
     def _foreign_key_constraints(self, t: Table) -> list[FNode]:
         """Every present child row whose key is not NULL has a parent row with an
-        equal key (under the parent key's collation)."""
+        equal key, as SQLite looks the parent up: the child's values converted by the
+        parent columns' affinities (text '1' in a TEXT column refers to the NUMERIC
+        key 1), then compared under the parent key's collations."""
+        from spotit.encodings.collation import same
+        from spotit.encodings.conversions import stored_value
+
         b = self.b
         out = []
         rows = range(self.k)
@@ -184,14 +189,17 @@ class SymbolicDatabase:
             pi = [parent.column_index(c) for c in fk.ref_columns]
             colls = parent.key_collations(fk.ref_columns)  # the parent key's index
             for r in rows:
-                has_key = b.and_(
-                    self.present(t.name, r), *(b.not_(self.cell(t.name, r, i).null) for i in ci)
-                )
+                child = [self.cell(t.name, r, i) for i in ci]
+                has_key = b.and_(self.present(t.name, r), *(b.not_(v.null) for v in child))
+                looked_up = [v if t.columns[i].affinity is parent.columns[j].affinity
+                             else stored_value(self._enc, v, parent.columns[j].affinity)
+                             for v, i, j in zip(child, ci, pi, strict=True)]
                 matches = b.or_(
                     b.and_(
                         self.present(parent.name, s),
-                        *(self._key_equal(t.name, r, parent.name, s, i, j, c)
-                          for i, j, c in zip(ci, pi, colls, strict=True)),
+                        *(b.and_(b.not_(self.cell(parent.name, s, j).null),
+                                 same(self._enc, v, self.cell(parent.name, s, j), c))
+                          for v, j, c in zip(looked_up, pi, colls, strict=True)),
                     )
                     for s in rows
                 )

@@ -173,7 +173,7 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
         c = n.constant()
         if c is None:
             return Value(b.TRUE, ())
-        digits = max(0, min(int(float(c)), 30))
+        digits = round_digits(c)
     enc.approximate("ROUND on exact rationals")
     if not x.alts:
         return x
@@ -185,6 +185,17 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
     down = b.to_real(b.real_trunc(b.minus(scaled, half)))
     rounded = b.ite(b.le(b.real(0), scaled), up, down)
     return real_value(b, b.real_div(rounded, scale), null)
+
+
+def round_digits(c: int | float | str | bytes) -> int:
+    """ROUND's digit count as SQLite reads a constant: ``sqlite3_value_int`` (text by its
+    integer prefix, ``''`` and ``'abc'`` are 0, REAL truncated, 64 bits cut to 32),
+    then clamped to 0..30."""
+    from spotit.concrete import evaluate
+
+    n = evaluate("CAST(? AS INTEGER)", (c,))
+    n = ((int(n or 0) + 2**31) % 2**32) - 2**31
+    return max(0, min(n, 30))
 
 
 def _scalar_extreme(enc: Encoder, args: list[Value], want_max: bool, collation: str

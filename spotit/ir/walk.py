@@ -98,3 +98,26 @@ def max_outer_depth(rel: R.Rel) -> int:
         if isinstance(e, S.ColumnRef) and e.depth > lvl:
             worst = max(worst, e.depth - lvl)
     return worst
+
+
+def without_names(node: Any) -> Any:
+    """``node`` with every output column name blanked.
+
+    The binder resolves names to positions, so names are labels only: two plans
+    equal without them compute the same rows (``SELECT Name`` and ``SELECT name``).
+    """
+    if isinstance(node, R.OutColumn):
+        return dataclasses.replace(node, name="") if node.name else node
+    if isinstance(node, tuple):
+        out = tuple(without_names(x) for x in node)
+        return node if all(a is b for a, b in zip(out, node, strict=True)) else out
+    if isinstance(node, S.Expr | R.Rel | R.AggCall | R.SortKey):
+        changes = {}
+        for f in dataclasses.fields(node):
+            if f.init:
+                old = getattr(node, f.name)
+                new = without_names(old)
+                if new is not old:
+                    changes[f.name] = new
+        return dataclasses.replace(node, **changes) if changes else node
+    return node
