@@ -147,6 +147,27 @@ def test_fuzz_finds_a_planted_bug(plant, only, monkeypatch, tmp_path, capsys):
     assert reproducers.replay(path).kind == "ok"  # the real encoding passes it
 
 
+def test_a_crash_is_a_finding_and_the_run_goes_on(monkeypatch, tmp_path, capsys):
+    """Plant the crash a user met: ROUND's digits read with float() ('' raised
+    ValueError). The fuzz must record it as a crash with a reproducer, not die."""
+    from spotit.encodings import numeric
+
+    monkeypatch.setattr(numeric, "round_digits", lambda c: max(0, min(int(float(c)), 30)))
+    for seed in range(8):
+        status = cli.main(["fuzz", "--examples", "25", "--only", "ROUND", "--seed", str(seed),
+                           "--json", "--out", str(tmp_path)])
+        report = json.loads(capsys.readouterr().out)
+        if status == 1:
+            break
+    assert status == 1 and report["crashes"] >= 1
+    assert report["expressions_checked"] >= 1
+    crash = next(d for d in report["discrepancy_details"] if d["kind"] == "crash")
+    assert "ValueError" in crash["detail"]
+    assert reproducers.replay(crash["reproducer"]).kind == "crash"  # still broken
+    monkeypatch.undo()
+    assert reproducers.replay(crash["reproducer"]).kind == "ok"  # SQLite's reading of digits
+
+
 def test_fuzz_cli_rejects_an_unknown_operator(capsys):
     with pytest.raises(SystemExit) as err:
         cli.main(["fuzz", "--examples", "1", "--only", "NOPE"])

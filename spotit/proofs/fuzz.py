@@ -22,6 +22,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from spotit.proofs import reproducers
+from spotit.proofs.crashes import CRASH
 from spotit.proofs.generators import (
     FUZZ_CHECKS,
     FUZZ_COLUMNS,
@@ -42,6 +43,7 @@ SEMANTICS = ("set", "bag", "list")
 PAIR_BOUND = 2
 # examples per Hypothesis search, per claim (a round runs one search of each)
 BATCH = {"expression": 25, "tables": 10, "query_pair": 4}
+FAILURES = ("divergence", CRASH)  # outcomes that are findings
 SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
 
 
@@ -51,6 +53,7 @@ class Discrepancy:
     solver: str
     detail: str
     reproducer: str
+    kind: str = "divergence"  # a wrong answer; "crash": an exception inside the case
 
 
 @dataclass
@@ -67,6 +70,10 @@ class FuzzReport:
     seed: int = 0
 
     @property
+    def crashes(self) -> int:
+        return sum(d.kind == CRASH for d in self.discrepancies)
+
+    @property
     def spurious_rate(self) -> float:
         return self.spurious_pairs / self.query_pairs_checked if self.query_pairs_checked else 0.0
 
@@ -76,6 +83,7 @@ class FuzzReport:
             "tables_checked": self.tables_checked,
             "query_pairs_checked": self.query_pairs_checked,
             "discrepancies": len(self.discrepancies),
+            "crashes": self.crashes,
             "spurious_rate": round(self.spurious_rate, 4),
             "reproducers": [d.reproducer for d in self.discrepancies],
             "discrepancy_details": [d.__dict__ for d in self.discrepancies],
@@ -91,14 +99,16 @@ class FuzzReport:
             f"expressions checked (Thm 1):   {self.expressions_checked}",
             f"table pairs checked (Thm 2):   {self.tables_checked}",
             f"query pairs checked (end to end): {self.query_pairs_checked}",
-            f"discrepancies:                 {len(self.discrepancies)}",
+            f"discrepancies:                 {len(self.discrepancies)}"
+            f" ({self.crashes} crashes)",
             f"spurious rate (query pairs):   {self.spurious_rate:.1%}",
             f"inconclusive (solver timeout): {self.inconclusive}",
             f"unsupported expressions:       {self.unsupported}",
             f"solvers: {', '.join(self.solvers)}; seed {self.seed}; {self.seconds:.0f} s",
         ]
         for d in self.discrepancies:
-            lines.append(f"  DISCREPANCY [{d.part}, {d.solver}] {d.detail}\n    -> {d.reproducer}")
+            label = "CRASH" if d.kind == CRASH else "DISCREPANCY"
+            lines.append(f"  {label} [{d.part}, {d.solver}] {d.detail}\n    -> {d.reproducer}")
         return "\n".join(lines)
 
 
@@ -123,7 +133,7 @@ def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, A
             return
         state["checked"] += 1
         kind, outcome = check_one(case)
-        if kind == "divergence":
+        if kind in FAILURES:
             state["failure"] = (case, outcome)
             state["found_at"] = state["found_at"] or time.monotonic()
             raise _Found
@@ -254,16 +264,18 @@ def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) 
     if part == "expression":
         expr, row = case
         data = reproducers.expression_case(_pinned(row, expr), solver, outcome)
-        detail = (f"{expr} on row {row}: SQLite {outcome.sqlite_value!r}, encoding "
-                  f"{outcome.encoded_value!r} ({outcome.detail})")
+        text = f"{expr} on row {row}"
+        wrong = (f"SQLite {outcome.sqlite_value!r}, encoding {outcome.encoded_value!r} "
+                 f"({outcome.detail})")
     elif part == "tables":
         (width, r1, a1, r2, a2), semantics = case
         tc = TableCase(width, tuple(r1), tuple(r2), tuple(a1), tuple(a2), semantics)
         data = reproducers.tables_case(tc, solver, outcome)
-        detail = f"{semantics} {r1} vs {r2}: {outcome.detail}"
+        text, wrong = f"{semantics} {r1} vs {r2}", outcome.detail
     else:
         ddl, gold, pred = case
         data = reproducers.query_pair_case(gold, pred, PAIR_BOUND, solver, outcome, ddl)
-        detail = f"{gold}  VS  {pred}: {outcome.detail}"
-    path = reproducers.write(out_dir, data)
-    report.discrepancies.append(Discrepancy(part, solver, detail, str(path)))
+        text, wrong = f"{gold}  VS  {pred}", outcome.detail
+    detail = f"{text}: {outcome.detail if outcome.kind == CRASH else wrong}"
+    path = reproducers.write(out_dir, {**data, "kind": outcome.kind})
+    report.discrepancies.append(Discrepancy(part, solver, detail, str(path), outcome.kind))

@@ -292,13 +292,21 @@ def function_call(draw: Draw, sub: Expr, name: str) -> str:
     return f"{name}({', '.join(args)})"
 
 
+# Constants of every storage class, for any argument: an encoding must take (or refuse
+# by name) what SQLite takes -- ROUND(x, '') is ROUND(x, 0), not a crash.
+ODD_CONSTANTS = st.sampled_from(["''", "'1abc'", "' 2'", "'x'", "'1e1'", "1.5", "-1.5",
+                                 "NULL", "-1", "'2'", "0.0"])
+
+
 def argument(sub: Expr, kind: str) -> st.SearchStrategy[str]:
-    """An argument of a registered kind: a literal of it, or an expression of its type."""
+    """An argument of a registered kind: a literal of it, an expression of its type, or
+    now and then a constant of any storage class."""
     if kind in ("fmt", "modifier", "chars", "digits", "pattern"):
-        return st.one_of(_LITERALS[kind], _LITERALS[kind], sub("any"))
+        return st.one_of(_LITERALS[kind], _LITERALS[kind], sub("any"), ODD_CONSTANTS)
     if kind == "int":
-        return st.one_of(_LITERALS["int"], sub("num"))
-    return sub(kind if kind in KINDS else "any")
+        return st.one_of(_LITERALS["int"], sub("num"), ODD_CONSTANTS)
+    typed = sub(kind if kind in KINDS else "any")
+    return st.one_of(typed, typed, typed, typed, ODD_CONSTANTS)
 
 
 # Each IR operator class: how to write it in SQL, and the kinds of value it yields.

@@ -37,6 +37,7 @@ from spotit.errors import SpotItError, Unsupported
 from spotit.frontend.binder import bind
 from spotit.frontend.parser import parse
 from spotit.ir.types import Domain, StorageClass
+from spotit.proofs.crashes import CRASH, crash_proof
 from spotit.schema import Schema, schema_from_ddl
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
@@ -71,7 +72,7 @@ class PinnedCase:
 
 @dataclass(frozen=True)
 class PinnedOutcome:
-    kind: str  # ok | divergence | unsupported | skipped | error
+    kind: str  # ok | divergence | crash | unsupported | skipped | error
     sqlite_value: object = None
     encoded_value: object = None
     detail: str = ""
@@ -92,6 +93,7 @@ def sqlite_value(case: PinnedCase) -> tuple[object, tuple]:
     return conn.execute(pin_now(case.sql, case.now)).fetchone()[0], stored
 
 
+@crash_proof(lambda detail: PinnedOutcome(CRASH, detail=detail))
 def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) -> PinnedOutcome:
     try:
         expected, stored = sqlite_value(case)

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from sqlglot import exp
 
 from spotit.encodings.equivalence import Semantics
+from spotit.proofs.crashes import CRASH, INTERNAL_ERROR, crash_proof
 from spotit.schema import Schema, schema_from_ddl
 
 FUZZ_DDL = """
@@ -219,7 +220,7 @@ def query_pairs(draw) -> tuple[str, str, str]:
 
 @dataclass(frozen=True)
 class PairOutcome:
-    kind: str  # ok | divergence | skipped
+    kind: str  # ok | divergence | crash | skipped
     verdict: str
     difference_at: int | None  # rows per table of the smallest SQLite difference found
     proven_bound: int
@@ -228,6 +229,7 @@ class PairOutcome:
     database: dict | None = None
 
 
+@crash_proof(lambda detail: PairOutcome(CRASH, "error", None, 0, 0, detail))
 def check_query_pair(gold: str, pred: str, solver: str = "z3", bound: int = 2,
                      databases: int = 60, timeout: float = 30.0, ddl: str = FUZZ_DDL,
                      known_database: dict | None = None) -> PairOutcome:
@@ -255,6 +257,9 @@ def check_query_pair(gold: str, pred: str, solver: str = "z3", bound: int = 2,
             break
     res = check(schema, gold, pred, bound=bound, solver=solver, probe_trials=0,
                 timeout=timeout)
+    if res.verdict.value == "error" and INTERNAL_ERROR in res.reason:
+        return PairOutcome(CRASH, res.verdict.value, difference_at, res.proven_bound,
+                           len(res.spurious), res.reason, database)
     if res.verdict.value in ("error", "unsupported"):
         return PairOutcome("skipped", res.verdict.value, difference_at, res.proven_bound,
                            len(res.spurious), res.reason)

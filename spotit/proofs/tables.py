@@ -22,6 +22,7 @@ from spotit.encodings.encoder import SymRel, SymRow
 from spotit.encodings.equivalence import Semantics, differ
 from spotit.encodings.values import Alt, Value
 from spotit.ir.types import StorageClass
+from spotit.proofs.crashes import CRASH, crash_proof
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
 from spotit.solvers.base import Status
@@ -39,8 +40,8 @@ class TableCase:
 
 @dataclass(frozen=True)
 class TableOutcome:
-    kind: str  # ok | divergence | error
-    expected_differ: bool
+    kind: str  # ok | divergence | crash | error
+    expected_differ: bool | None
     formula_differ: bool | None
     detail: str = ""
 
@@ -55,6 +56,7 @@ def expected_differ(case: TableCase) -> bool:
     return a != b
 
 
+@crash_proof(lambda detail: TableOutcome(CRASH, None, None, detail))
 def check_tables(case: TableCase, solver: str = "z3", timeout: float = 20.0) -> TableOutcome:
     reset_env()
     b = Builder()
