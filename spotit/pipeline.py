@@ -22,6 +22,7 @@ from pysmt.environment import reset_env
 from pysmt.typing import BOOL
 
 from spotit import encodings  # noqa: F401  (registers every encoding)
+from spotit.canonical import canonical
 from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
@@ -31,7 +32,6 @@ from spotit.frontend.binder import bind
 from spotit.frontend.now import pin_now
 from spotit.frontend.parser import parse
 from spotit.ir.relational import Rel
-from spotit.ir.walk import without_names
 from spotit.probe import (
     DEFAULT_MAX_ROWS,
     DEFAULT_PROBE_SECONDS,
@@ -187,9 +187,16 @@ class Checker:
             return self._done(result, Verdict.UNSUPPORTED, str(e), start)
         except SpotItError as e:
             return self._done(result, Verdict.ERROR, str(e), start)
-        if without_names(gold_plan) == without_names(pred_plan):
+        gold_form, gold_rules = canonical(gold_plan, opts.semantics.value)
+        pred_form, pred_rules = canonical(pred_plan, opts.semantics.value)
+        if gold_form == pred_form:
             result.proven_bound = opts.bound
-            return self._equivalent(result, "the two queries have the same plan",
+            result.proof = "canonical form"
+            result.unbounded = True
+            rules = [r for r in dict.fromkeys(gold_rules + pred_rules) if r != "column names"]
+            reason = ("the two queries have the same plan" if not rules else
+                      f"the two queries have the same canonical form ({', '.join(rules)})")
+            return self._equivalent(result, reason + ", so they agree on every database",
                                     {"gold": gold_plan}, solver, deadline, start)
         # Random small databases first: most differences show up at once. The solver
         # then only has to look for a smaller counterexample (or prove there is none).
@@ -264,6 +271,7 @@ class Checker:
         if len(plans) == 1 and vacuous:  # one plan stands for both queries
             vacuous.append(("pred", vacuous[0][1]))
         result.vacuous = [side for side, _ in vacuous]
+        result.proof = result.proof or "solver"
         if vacuous:
             reason += "; vacuous: " + "; ".join(
                 f"the {side} query returns no rows on any database of at most "

@@ -58,6 +58,10 @@ class CheckResult:
     spurious: list[dict[str, Any]] = field(default_factory=list)
     # "gold" / "pred": a query that returns no rows on any database within the bound
     vacuous: list[str] = field(default_factory=list)
+    # how an equivalence was proved: "canonical form" (for every database, of any
+    # size: ``unbounded``), or "solver" (every bound up to ``bound``)
+    proof: str | None = None
+    unbounded: bool = False
     cex_rows: dict[str, list[tuple]] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:

@@ -114,7 +114,7 @@ def _sites(tree: exp.Expression) -> list[tuple[str, exp.Expression]]:
         if isinstance(node, _COMPARISONS):
             out += [("operator", node), ("flip", node)]
         elif isinstance(node, exp.Literal) and not isinstance(node.parent, exp.Limit):
-            out.append(("constant", node))
+            out += [("constant", node), ("quote", node)]
         elif isinstance(node, exp.Join):
             out.append(("join", node))
         elif isinstance(node, exp.Select):
@@ -151,6 +151,13 @@ def _mutate(kind: str, node: exp.Expression, choice: int) -> None:
         else:
             value = float(node.this) if "." in node.this else int(node.this)
             node.replace(exp.Literal.number(value + (1 if choice % 2 else -1)))
+    elif kind == "quote":  # 5 <-> '5': the same under a column's comparison affinity only
+        if node.is_string:
+            text = node.this.strip()
+            if text.lstrip("-").replace(".", "", 1).isdigit():
+                node.replace(exp.Literal.number(text))
+        else:
+            node.replace(exp.Literal.string(node.this))
     elif kind == "join":
         node.set("side", None if node.side else "LEFT")
     elif kind == "distinct":
