@@ -548,9 +548,12 @@ class _Binder:
                 # SQLite's parser turns ``x IN (c)`` into ``x = +c``
                 terms = [S.Compare("=", x, S.Call("+", (b(e.items[0], scope, **kw),)))]
             else:
-                # the list is compared under x's collation only
+                # ``x IN (a, b)`` is ``x = +a OR x = +b`` (datatype3.html §4.2): the items
+                # have no affinity, even columns; the list is compared under x's
+                # collation only
                 x = S.Collate(x, S.collation_name(x))
-                terms = [S.Compare("=", x, b(i, scope, **kw)) for i in e.items]
+                terms = [S.Compare("=", x, S.Call("+", (b(i, scope, **kw),)))
+                         for i in e.items]
             r = _disjoin(terms) if terms else S.Const(0)
             return S.Not(r) if e.negated else r
         if isinstance(e, A.InQuery):
