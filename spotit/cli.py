@@ -109,8 +109,17 @@ def cmd_fuzz(args) -> int:
         raise SystemExit("spotit: error: --minutes must be positive")
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
     progress = None if args.json else (lambda line: print(line, file=sys.stderr, flush=True))
-    report = fuzz(examples=args.examples, minutes=args.minutes, seed=args.seed,
-                  solvers=solvers, only=args.only, out_dir=args.out, progress=progress)
+    if args.jobs is not None and args.jobs < 1:
+        raise SystemExit("spotit: error: --jobs must be at least 1")
+    if args.jobs and args.jobs > 1:
+        from spotit.proofs.fuzz import fuzz_in_parallel
+
+        report = fuzz_in_parallel(jobs=args.jobs, examples=args.examples, minutes=args.minutes,
+                                  seed=args.seed, solvers=solvers, only=args.only,
+                                  out_dir=str(args.out), progress=progress)
+    else:
+        report = fuzz(examples=args.examples, minutes=args.minutes, seed=args.seed,
+                      solvers=solvers, only=args.only, out_dir=args.out, progress=progress)
     print(json.dumps(report.to_json(), default=str) if args.json else report.summary())
     return 1 if report.discrepancies else 0
 
@@ -211,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="cases per claim and solver (expressions, table pairs; "
                              "query pairs: 1/4)")
     p.add_argument("--seed", type=int, default=0, help="the run is deterministic per seed")
+    p.add_argument("--jobs", "-j", type=int,
+                   help="worker processes, one seed each (seed*1000+i), the example budget "
+                        "split between them (default 1)")
     p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "both"])
     p.add_argument("--only", metavar="OPERATOR",
                    help="only expressions whose outermost operator is this one "

@@ -172,6 +172,20 @@ def test_a_crash_is_a_finding_and_the_run_goes_on(monkeypatch, tmp_path, capsys)
     assert reproducers.replay(crash["reproducer"]).kind == "ok"
 
 
+def test_fuzz_jobs_split_the_budget_and_add_up(tmp_path, capsys):
+    """--jobs 2: two workers with seeds 7000 and 7001, 4 examples each; the totals are
+    what the two runs give on their own."""
+    status = cli.main(["fuzz", "--examples", "8", "--jobs", "2", "--seed", "7", "--json",
+                       "--out", str(tmp_path)])
+    both = json.loads(capsys.readouterr().out)
+    alone = [fuzz(examples=4, seed=7000 + i, out_dir=tmp_path) for i in range(2)]
+    assert both["jobs"] == 2
+    for name in ("expressions_checked", "tables_checked", "query_pairs_checked"):
+        assert both[name] == sum(getattr(r, name) for r in alone) > 0
+    assert both["discrepancies"] == sum(len(r.discrepancies) for r in alone)
+    assert status == (1 if both["discrepancies"] else 0)
+
+
 def test_fuzz_cli_rejects_an_unknown_operator(capsys):
     with pytest.raises(SystemExit) as err:
         cli.main(["fuzz", "--examples", "1", "--only", "NOPE"])

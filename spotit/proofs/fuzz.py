@@ -68,6 +68,7 @@ class FuzzReport:
     seconds: float = 0.0
     solvers: tuple[str, ...] = ()
     seed: int = 0
+    jobs: int = 1  # worker processes; worker i ran seed * 1000 + i
 
     @property
     def crashes(self) -> int:
@@ -92,7 +93,14 @@ class FuzzReport:
             "seconds": round(self.seconds, 1),
             "solvers": list(self.solvers),
             "seed": self.seed,
+            "jobs": self.jobs,
         }
+
+    def _workers(self) -> str:
+        if self.jobs == 1:
+            return ""
+        first = self.seed * 1000
+        return f" ({self.jobs} workers, seeds {first}..{first + self.jobs - 1})"
 
     def summary(self) -> str:
         lines = [
@@ -104,7 +112,8 @@ class FuzzReport:
             f"spurious rate (query pairs):   {self.spurious_rate:.1%}",
             f"inconclusive (solver timeout): {self.inconclusive}",
             f"unsupported expressions:       {self.unsupported}",
-            f"solvers: {', '.join(self.solvers)}; seed {self.seed}; {self.seconds:.0f} s",
+            f"solvers: {', '.join(self.solvers)}; seed {self.seed}{self._workers()}; "
+            f"{self.seconds:.0f} s",
         ]
         for d in self.discrepancies:
             label = "CRASH" if d.kind == CRASH else "DISCREPANCY"
@@ -206,6 +215,47 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
                      f"query pairs, {len(report.discrepancies)} discrepancies")
     report.seconds = time.monotonic() - start
     return report
+
+
+def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float | None = None,
+                     seed: int = 0, progress: Callable[[str], None] | None = None,
+                     **kwargs: Any) -> FuzzReport:
+    """``fuzz`` in ``jobs`` worker processes, one seed each (``seed * 1000 + i``), the
+    example budget split between them; the report holds the totals. A worker that dies
+    is a crash of the harness, and the others' results are kept."""
+    from spotit.experiments.batch import Task, run_batch
+
+    if examples is None and minutes is None:
+        examples = 100
+    share = math.ceil(examples / jobs) if examples is not None else None
+    limit = minutes * 60 + 600 if minutes is not None else 7 * 24 * 3600.0
+    tasks = [Task(i, _fuzz_worker, ({**kwargs, "examples": share, "minutes": minutes,
+                                     "seed": seed * 1000 + i},), limit) for i in range(jobs)]
+    total = FuzzReport(solvers=tuple(kwargs.get("solvers", ("z3",))), seed=seed, jobs=jobs)
+    start = time.monotonic()
+    for i, out in run_batch(tasks, workers=jobs, memory_mb=None):
+        if "report" not in out:
+            total.discrepancies.append(Discrepancy(
+                "harness", "any", f"worker {i} (seed {seed * 1000 + i}): "
+                f"{out.get('reason', 'died')}", "", CRASH))
+            continue
+        part = out["report"]
+        for name in ("expressions_checked", "tables_checked", "query_pairs_checked",
+                     "inconclusive", "unsupported", "spurious_pairs"):
+            setattr(total, name, getattr(total, name) + part[name])
+        total.discrepancies += [Discrepancy(**d) for d in part["discrepancy_details"]]
+        if progress is not None:
+            progress(f"worker {i} (seed {seed * 1000 + i}) done: "
+                     f"{part['expressions_checked']} expressions, {part['tables_checked']} "
+                     f"table pairs, {part['query_pairs_checked']} query pairs, "
+                     f"{len(part['discrepancy_details'])} discrepancies")
+    total.seconds = time.monotonic() - start
+    return total
+
+
+def _fuzz_worker(kwargs: dict[str, Any]) -> dict[str, Any]:
+    report = fuzz(**kwargs)
+    return {"report": {**report.to_json(), "spurious_pairs": report.spurious_pairs}}
 
 
 _PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2}
