@@ -21,6 +21,7 @@ from spotit.encodings.values import (
     DateParts,
     Truth,
     Value,
+    choose,
     int_value,
     text_value,
     truth_of_bool,
@@ -441,17 +442,19 @@ def _instr_case_mapped(enc: Encoder, shape: CaseMap, needle: str) -> FNode:
 
 @function("REPLACE", arity=(3, 3), arg_kinds=("text", "text", "text"))
 def fn_replace(enc: Encoder, args: list[Value]) -> Value:
-    """Every occurrence of y in x replaced by z (x unchanged when y is empty)."""
+    """Every occurrence of y in x replaced by z, as text. When y is empty SQLite returns
+    x itself, its type kept and even when z is NULL (``replace(0, '', NULL)`` is the
+    integer 0)."""
     b = enc.b
     nx, x = _text(enc, args[0])
     ny, y = _text(enc, args[1])
     nz, z = _text(enc, args[2])
-    if x.is_constant() and y.is_constant() and z.is_constant():
-        out = b.str(x.constant_value().replace(y.constant_value(), z.constant_value())
-                    if y.constant_value() else x.constant_value())
+    if x.is_constant() and y.is_constant() and z.is_constant() and y.constant_value():
+        out = b.str(x.constant_value().replace(y.constant_value(), z.constant_value()))
     else:
         out = ops.str_replace_all(x, y, z)
-    return text_value(b, out, b.or_(nx, ny, nz))
+    replaced = text_value(b, out, b.or_(nx, ny, nz))
+    return choose(b, b.and_(b.not_(ny), b.eq(y, b.str(""))), args[0], replaced)
 
 
 CASE_MAP_EXACT_LENGTH = 8
