@@ -475,16 +475,22 @@ class Checker:
         steer = _solver_form(enc, [c for c in [nice_value_constraints(enc, "medium")] if c])
         if not steer:
             return None
-        writer.push()
-        session.push()
-        session.add(writer.commands(steer))
-        res = session.check(timeout=min(5.0, self._remaining(deadline) or 5.0),
-                            assumptions=self.region)
+        res = self._check_steered(writer, session, steer, deadline)
         if res.status is Status.SAT:
             return res  # the steering stays: later retries look among modest values too
         session.pop()
         writer.pop()
         return None
+
+    def _check_steered(self, writer: SmtLibWriter, session: Session, steer: list,
+                       deadline: float | None):
+        """Check under ``steer`` in a new scope (at most 5 s), left pushed: the caller
+        keeps it or pops it."""
+        writer.push()
+        session.push()
+        session.add(writer.commands(steer))
+        return session.check(timeout=min(5.0, self._remaining(deadline) or 5.0),
+                             assumptions=self.region)
 
     # ------------------------------------------------------------------ shrinking
 
@@ -502,11 +508,7 @@ class Checker:
             steer = _solver_form(enc, [constraint])
             if not steer or _out_of_time(deadline):
                 return False
-            writer.push()
-            session.push()
-            session.add(writer.commands(steer))
-            res = session.check(timeout=min(5.0, self._remaining(deadline) or 5.0),
-                                assumptions=self.region)
+            res = self._check_steered(writer, session, steer, deadline)
             if res.status is Status.SAT:
                 new_rows = db.decode(_model(enc, res))
                 nv = validate(self.schema, new_rows, self.gold_run, self.pred_run,

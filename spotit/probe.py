@@ -32,7 +32,7 @@ from spotit.encodings.equivalence import Semantics
 from spotit.ir.types import INT64_MAX, INT64_MIN, Domain
 from spotit.schema import Column, Schema, Table
 from spotit.validate import (
-    PROGRESS_OPCODES,
+    Deadline,
     Rows,
     Validation,
     insert_rows,
@@ -412,17 +412,15 @@ def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: st
     try:
         conn.execute("SAVEPOINT probe")
         insert_rows(conn, schema, rows)
-        if stop is not None:
-            conn.set_progress_handler(lambda: time.monotonic() > stop, PROGRESS_OPCODES)
-        g = conn.execute(gold).fetchall()
-        p = conn.execute(pred).fetchall()
+        with Deadline(conn, stop):
+            g = conn.execute(gold).fetchall()
+            p = conn.execute(pred).fetchall()
         if nonempty is not None:
             nonempty.update(side for side, r in (("gold", g), ("pred", p)) if r)
         return results_differ(g, p, semantics)
     except (sqlite3.Error, OverflowError):
         return False
     finally:
-        conn.set_progress_handler(None, 0)
         conn.execute("ROLLBACK TO probe")
         conn.execute("RELEASE probe")
 

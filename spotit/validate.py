@@ -51,21 +51,38 @@ def insert_rows(conn: sqlite3.Connection, schema: Schema, rows: Rows, *,
         conn.executemany(f"INSERT INTO {_q(t.name)} ({cols}) VALUES ({marks})", seq)
 
 
+class Deadline:
+    """SQLite interrupted once ``time.monotonic()`` passes ``at`` (``None``: never), from
+    ``with Deadline(conn, at) as d:``; ``d.fired`` says whether it was."""
+
+    def __init__(self, conn: sqlite3.Connection, at: float | None):
+        self.conn, self.at, self.fired = conn, at, False
+
+    def _over(self) -> bool:
+        self.fired = time.monotonic() > self.at
+        return self.fired
+
+    def __enter__(self) -> Deadline:
+        if self.at is not None:
+            self.conn.set_progress_handler(self._over, PROGRESS_OPCODES)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.at is not None:
+            self.conn.set_progress_handler(None, 0)
+
+
 def run_query(conn: sqlite3.Connection, sql: str, time_limit: float | None = None
               ) -> list[tuple] | str:
     """The rows of ``sql``, or the error message SQLite raised (or that it ran out of time)."""
-    if time_limit is not None:
-        deadline = time.monotonic() + time_limit
-        conn.set_progress_handler(lambda: time.monotonic() > deadline, PROGRESS_OPCODES)
-    try:
-        return conn.execute(sql).fetchall()
-    except (sqlite3.Error, OverflowError) as e:
-        if time_limit is not None and time.monotonic() > deadline:
-            return f"ran out of time ({time_limit:g} s)"
-        return f"{type(e).__name__}: {e}"
-    finally:
-        if time_limit is not None:
-            conn.set_progress_handler(None, 0)
+    at = None if time_limit is None else time.monotonic() + time_limit
+    with Deadline(conn, at) as deadline:
+        try:
+            return conn.execute(sql).fetchall()
+        except (sqlite3.Error, OverflowError) as e:
+            if deadline.fired:
+                return f"ran out of time ({time_limit:g} s)"
+            return f"{type(e).__name__}: {e}"
 
 
 def column_names(schema: Schema, sql: str) -> list[str]:

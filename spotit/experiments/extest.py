@@ -26,7 +26,7 @@ What differs from the official scripts, on purpose:
 - Databases are opened read-only (``mode=ro``, ``query_only``, ATTACH refused), and time
   limits are real: a progress handler interrupts SQLite once the deadline passes
   (test-suite's asyncio timeout cannot fire around a blocking call). The deadline is
-  checked every ``PROGRESS_OPCODES`` virtual-machine instructions, so one very long
+  checked every ``validate.PROGRESS_OPCODES`` virtual-machine instructions, so one very long
   instruction (a huge sort) can overrun it; the batch runner's hard limit covers that.
 """
 
@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spotit.experiments.inputs import BENCHMARKS, InputError
+from spotit.validate import Deadline
 
-PROGRESS_OPCODES = 1000  # how often (in SQLite VM instructions) the deadline is checked
 PRED_TIME_FACTOR = 3.0  # the prediction gets time_limit + 3 x the gold's time (test-suite)
 _LAYOUTS = {"bird": "dev_databases", "spider": "database"}
 
@@ -104,19 +104,11 @@ class Execution:
 def execute(conn: sqlite3.Connection, sql: str, time_limit: float) -> Execution:
     """Run one query with a real wall-clock limit; never raises for a bad query."""
     start = time.perf_counter()
-    deadline = start + time_limit
-    fired = False
-
-    def over_time() -> int:
-        nonlocal fired
-        fired = time.perf_counter() >= deadline
-        return int(fired)
-
     old_factory = conn.text_factory
-    conn.set_progress_handler(over_time, PROGRESS_OPCODES)
     conn.text_factory = _decode
+    deadline = Deadline(conn, time.monotonic() + time_limit)
     try:
-        with closing(conn.cursor()) as cur:
+        with deadline, closing(conn.cursor()) as cur:
             cur.execute(sql)
             if cur.description is None:
                 return Execution(None, "not a query: it returns no columns",
@@ -124,11 +116,10 @@ def execute(conn: sqlite3.Connection, sql: str, time_limit: float) -> Execution:
             rows = cur.fetchall()
     except (sqlite3.Error, sqlite3.Warning, ValueError, OverflowError, MemoryError) as e:
         seconds = time.perf_counter() - start
-        if fired:
+        if deadline.fired:
             return Execution(None, f"timed out after {time_limit:g} s", seconds, True)
         return Execution(None, str(e) or type(e).__name__, seconds)
     finally:
-        conn.set_progress_handler(None, 0)
         conn.text_factory = old_factory
     return Execution(rows, None, time.perf_counter() - start)
 

@@ -769,6 +769,25 @@ def constant_value(e: S.Expr):
         return _NOT_CONSTANT
 
 
+def _ast_children(x: object) -> list[A.Node]:
+    """The AST nodes directly under ``x``: fields, and nodes in tuples (one level of
+    nesting deep, as in CASE's (when, then) pairs)."""
+    out: list[A.Node] = []
+    if not dataclasses.is_dataclass(x):
+        return out
+    for f in dataclasses.fields(x):
+        v = getattr(x, f.name)
+        if isinstance(v, A.Node):
+            out.append(v)
+        elif isinstance(v, tuple):
+            for item in v:
+                if isinstance(item, A.Node):
+                    out.append(item)
+                elif isinstance(item, tuple):
+                    out.extend(i for i in item if isinstance(i, A.Node))
+    return out
+
+
 def _has_aggregate(e: A.Expr | None) -> bool:
     """Whether ``e`` calls an aggregate at this query level (not inside subqueries)."""
     if e is None:
@@ -782,17 +801,7 @@ def _has_aggregate(e: A.Expr | None) -> bool:
             if isinstance(x, A.InQuery):
                 stack.append(x.operand)
             continue
-        if dataclasses.is_dataclass(x):
-            for f in dataclasses.fields(x):
-                v = getattr(x, f.name)
-                if isinstance(v, A.Node):
-                    stack.append(v)
-                elif isinstance(v, tuple):
-                    for item in v:
-                        if isinstance(item, A.Node):
-                            stack.append(item)
-                        elif isinstance(item, tuple):
-                            stack.extend(i for i in item if isinstance(i, A.Node))
+        stack.extend(_ast_children(x))
     return False
 
 
@@ -863,17 +872,7 @@ def _is_constant_ast(e: A.Expr) -> bool:
                 return False
         elif isinstance(x, A.Function | A.Exists | A.Subquery | A.InQuery | A.InTable):
             return False
-        if dataclasses.is_dataclass(x):
-            for f in dataclasses.fields(x):
-                v = getattr(x, f.name)
-                if isinstance(v, A.Node):
-                    stack.append(v)
-                elif isinstance(v, tuple):
-                    for item in v:
-                        if isinstance(item, A.Node):
-                            stack.append(item)
-                        elif isinstance(item, tuple):
-                            stack.extend(i for i in item if isinstance(i, A.Node))
+        stack.extend(_ast_children(x))
     return True
 
 
