@@ -30,7 +30,8 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gold", required=True, type=_sql_arg, help="gold SQL (or @file)")
     p.add_argument("--pred", required=True, type=_sql_arg, help="predicted SQL (or @file)")
     p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
-    p.add_argument("--solver", default="z3", choices=["z3", "cvc5"])
+    p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "portfolio"],
+                   help="portfolio: z3 and cvc5 in parallel, the first definite answer")
     p.add_argument("--semantics", default="set", choices=["set", "bag", "list"])
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole check")
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS)")
@@ -78,13 +79,57 @@ def cmd_check(args) -> int:
 
 
 def cmd_smtlib(args) -> int:
+    if args.bound < 1:
+        raise SystemExit("spotit: error: --bound must be at least 1")
+    if args.benchmark:
+        return _smtlib_suite(args)
+    missing = [f"--{n}" for n in ("schema", "gold", "pred") if getattr(args, n) is None]
+    if missing:
+        raise SystemExit(f"spotit: error: smtlib needs {', '.join(missing)} (one pair) or "
+                         f"--benchmark (a whole benchmark)")
     from spotit.export import export_smtlib
 
-    paths = export_smtlib(args.schema, args.gold, args.pred, out_dir=args.out,
-                          bound=args.bound, semantics=args.semantics, db_id=args.db_id,
-                          now=_now(args))
+    try:
+        paths = export_smtlib(args.schema, args.gold, _sql_arg(args.pred[0]), out_dir=args.out,
+                              bound=args.bound, semantics=args.semantics or "set",
+                              db_id=args.db_id, now=_now(args))
+    except SpotItError as e:
+        raise SystemExit(f"spotit: error: {e}") from None
     for p in paths:
         print(p)
+    return 0
+
+
+def _smtlib_suite(args) -> int:
+    from spotit.experiments.inputs import (
+        load_benchmark,
+        load_predictions,
+        parse_named_path,
+        select_questions,
+    )
+    from spotit.experiments.runners import DEFAULT_NOW
+    from spotit.experiments.suite import export_suite, known_answers
+
+    if not args.dev or not args.tables or not args.pred:
+        raise SystemExit("spotit: error: smtlib --benchmark needs --dev, --tables and "
+                         "--pred NAME=FILE")
+    try:
+        bench = load_benchmark(args.benchmark, args.dev, args.tables)
+        preds = {}
+        for arg in args.pred:
+            name, path = parse_named_path(arg, "--pred")
+            preds[name] = load_predictions(path, bench)
+        questions = select_questions(bench, args.questions, args.limit)
+        known = known_answers(args.results or [])
+        now = _now(args) or datetime.fromisoformat(DEFAULT_NOW)
+        bar = _progress_bar()
+        summary = export_suite(
+            bench, questions, preds, out_dir=args.out, bound=args.bound,
+            semantics=args.semantics, now=now, known=known,
+            progress=None if bar is None else lambda done, total: bar(done, total, {}))
+    except SpotItError as e:
+        raise SystemExit(f"spotit: error: {e}") from None
+    print(summary.text(Path(args.out)))
     return 0
 
 
@@ -204,9 +249,32 @@ def build_parser() -> argparse.ArgumentParser:
                    help="report the first counterexample found, without shrinking it")
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("smtlib", help="write the SMT-LIB 2.6 script of each bound k")
-    _add_check_args(p)
-    p.add_argument("--out", required=True, help="directory for k1.smt2 ... kK.smt2")
+    p = sub.add_parser("smtlib", help="write SMT-LIB 2.6 benchmark files: one pair's bounds "
+                                      "k = 1..K, or a whole benchmark's (--benchmark)")
+    p.add_argument("--schema", help="one pair: DDL .sql file, SQLite database file, or "
+                                    "tables.json (with --db-id)")
+    p.add_argument("--db-id", help="database id inside a tables.json")
+    p.add_argument("--gold", type=_sql_arg, help="one pair: gold SQL (or @file)")
+    p.add_argument("--pred", action="append", metavar="SQL | NAME=FILE",
+                   help="one pair: predicted SQL (or @file); with --benchmark: a system's "
+                        "predictions (repeat for several systems)")
+    p.add_argument("--benchmark", choices=["bird", "spider"],
+                   help="export a whole benchmark: DIR/<system>/<db_id>/q<id>_k<k>.smt2 "
+                        "and DIR/index.csv")
+    p.add_argument("--dev", help="with --benchmark: dev.json (gold queries)")
+    p.add_argument("--tables", help="with --benchmark: dev_tables.json / tables.json")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--questions", help="question ids, comma-separated")
+    which.add_argument("--limit", type=int, help="the first N questions")
+    p.add_argument("--results", action="append", metavar="FILE",
+                   help="results files of spotit evaluate runs: the known statuses (sat: a "
+                        "confirmed counterexample; unsat: two solvers agree); repeatable")
+    p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
+    p.add_argument("--semantics", choices=["set", "bag", "list"],
+                   help="result comparison (default: one pair set; a benchmark its own)")
+    p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS; "
+                                 "with --benchmark the default is evaluate's)")
+    p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=cmd_smtlib)
 
     p = sub.add_parser("example", help="run a bundled example check")
@@ -247,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--questions", help="question ids, comma-separated")
     which.add_argument("--limit", type=int, help="the first N questions")
     p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
-    p.add_argument("--solver", default="z3", choices=["z3", "cvc5"])
+    p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "portfolio"])
     p.add_argument("--semantics", choices=["set", "bag", "list"],
                    help="result comparison (default: BIRD set; Spider bag, list with ORDER BY)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per check (default 60)")
@@ -280,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except OSError as e:
         print(f"spotit: error: {e.strerror}: {e.filename}", file=sys.stderr)
+        return 2
+    except SpotItError as e:
+        print(f"spotit: error: {e}", file=sys.stderr)
         return 2
 
 

@@ -415,8 +415,9 @@ class Checker:
                 if enc.middle_phase:
                     self.region.append((EXACT, False))
                 res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
-            result.per_bound.append(BoundStat(k, res.status.value, res.seconds,
-                                              len(assertions) and _size(assertions), t1 - t0))
+            result.per_bound.append(BoundStat(
+                k, res.status.value, res.seconds, len(assertions) and _size(assertions),
+                t1 - t0, res.reason if solver.name == "portfolio" else ""))
             if res.status is Status.UNSAT:
                 return None
             if res.status is Status.TIMEOUT:

@@ -311,6 +311,64 @@ class SymbolicDatabase:
                 return _python_value(alt.cls, v)
         return None
 
+    def pin_cell(self, table: str, row: int, col: int, v) -> list[FNode]:
+        """Formulas fixing one cell to the concrete value ``v`` (as SQLite stored it).
+
+        Raises:
+            ValueError: the column's domain cannot hold ``v`` (a NULL in a NOT NULL
+                column, a storage class or date text outside the domain).
+        """
+        b = self.b
+        value = self.cell(table, row, col)
+        t = self.table(table)
+        column = t.columns[col] if col < len(t.columns) else ROWID_COLUMN
+        if v is None:
+            if value.null.is_false():
+                raise ValueError(f"column {column.name} cannot hold NULL")
+            return [value.null]
+        out = [b.not_(value.null)]
+        if column.domain in (Domain.DATE, Domain.DATETIME):
+            # every part, a DATETIME cell's fraction of a second included
+            date_pins = calendar.pin_date_text(b, self._cells[(table, row, col)].symbols, v,
+                                               column.domain)
+            if date_pins is None:
+                raise ValueError(f"column {column.name} cannot hold {v!r}")
+            return out + date_pins
+        cls = (StorageClass.INTEGER if isinstance(v, int) else
+               StorageClass.REAL if isinstance(v, float) else
+               StorageClass.TEXT if isinstance(v, str) else None)
+        for a in value.alts:
+            if a.cls is cls:
+                return [*out, a.guard, b.eq(a.term, b.int(v) if cls is StorageClass.INTEGER
+                                            else b.real(Fraction(v))
+                                            if cls is StorageClass.REAL else b.str(v))]
+        raise ValueError(f"column {column.name} cannot hold {v!r}")
+
+    def pins(self, rows: dict[str, list[tuple]]) -> list[FNode]:
+        """Formulas fixing the database to ``rows`` (table -> stored rows, in row
+        order; tables left out are empty). Only cells the encoding reads are pinned:
+        the others do not occur in the formula.
+
+        Raises:
+            ValueError: a table has more than k rows, or a value is outside its domain.
+        """
+        b = self.b
+        out: list[FNode] = []
+        known = {t.name.lower(): t.name for t in self.schema.tables}
+        by_table = {known.get(name.lower(), name): r for name, r in rows.items()}
+        for t in self.used_tables():
+            trows = by_table.get(t.name, [])
+            if len(trows) > self.k:
+                raise ValueError(f"table {t.name} has {len(trows)} rows, more than k = {self.k}")
+            for r in range(self.k):
+                present = self.present(t.name, r)
+                out.append(present if r < len(trows) else b.not_(present))
+        for (table, r, c) in list(self._cells):
+            trows = by_table.get(table, [])
+            if r < len(trows) and c < len(trows[r]):
+                out += self.pin_cell(table, r, c, trows[r][c])
+        return out
+
     def cell_symbols(self) -> Iterator[tuple[tuple[str, int, int], dict[str, FNode]]]:
         for key, cell in self._cells.items():
             yield key, cell.symbols

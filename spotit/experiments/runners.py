@@ -404,7 +404,7 @@ def cross_check_question(ddl: str, witnesses: list[tuple[str, dict]],
             if witness == system:
                 continue
             try:
-                rows = _rows(schema, counterexample)
+                rows = stored_rows(schema, counterexample)
                 v = validate(schema, rows, gold, pred, _semantics(semantics),
                              time_limit=time_limit)
             except (sqlite3.Error, SpotItError, ValueError):
@@ -415,7 +415,7 @@ def cross_check_question(ddl: str, witnesses: list[tuple[str, dict]],
     return {"refuted": refuted}
 
 
-def _rows(schema, counterexample: dict[str, list[dict[str, Any]]]) -> dict[str, list[tuple]]:
+def stored_rows(schema, counterexample: dict[str, list[dict[str, Any]]]) -> dict[str, list[tuple]]:
     """A stored counterexample (table -> row objects) as insertable tuples."""
     out = {}
     for table, rows in counterexample.items():

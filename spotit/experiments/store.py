@@ -205,6 +205,11 @@ class ResultsStore:
                 (run_id,)):
             yield PairRecord.from_row(row), row["refuted_by"]
 
+    def records(self) -> Iterator[PairRecord]:
+        """Every stored record, of every run."""
+        for row in self.conn.execute("SELECT * FROM pairs ORDER BY system, question_id"):
+            yield PairRecord.from_row(row)
+
     def close(self) -> None:
         self.conn.close()
 

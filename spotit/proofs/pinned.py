@@ -29,14 +29,13 @@ from pysmt.environment import reset_env
 from pysmt.typing import BOOL, INT, REAL, STRING
 
 from spotit import encodings  # noqa: F401
-from spotit.encodings import calendar
 from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
 from spotit.errors import SpotItError, Unsupported
 from spotit.frontend.binder import bind
 from spotit.frontend.parser import parse
-from spotit.ir.types import Domain, StorageClass
+from spotit.ir.types import StorageClass
 from spotit.proofs.crashes import CRASH, crash_proof
 from spotit.schema import Schema, schema_from_ddl
 from spotit.smt.printer import SmtLibWriter
@@ -192,33 +191,4 @@ def _decode(model: dict):
 
 
 def _pins(b: Builder, db: SymbolicDatabase, schema: Schema, row: tuple):
-    table = schema.require_table("t")
-    out = []
-    for i, v in enumerate(row):
-        value = db.cell("t", 0, i)
-        symbols = dict(db._cells[("t", 0, i)].symbols)
-        if v is None:
-            out.append(value.null)
-            continue
-        out.append(b.not_(value.null))
-        domain = table.columns[i].domain
-        if domain in (Domain.DATE, Domain.DATETIME):
-            # every part, a DATETIME cell's fraction of a second included
-            date_pins = calendar.pin_date_text(b, symbols, v, domain)
-            if date_pins is None:
-                raise ValueError(f"column {table.columns[i].name} cannot hold {v!r}")
-            out += date_pins
-            continue
-        cls = (StorageClass.INTEGER if isinstance(v, int) else
-               StorageClass.REAL if isinstance(v, float) else StorageClass.TEXT)
-        for a in value.alts:
-            if a.cls is cls:
-                out.append(a.guard)
-                out.append(b.eq(a.term, b.int(v) if cls is StorageClass.INTEGER else
-                                b.real(Fraction(v)) if cls is StorageClass.REAL else
-                                b.str(v)))
-                break
-        else:
-            raise ValueError(f"column {table.columns[i].name} cannot hold {v!r}")
-    return out
-
+    return [f for i, v in enumerate(row) for f in db.pin_cell("t", 0, i, v)]

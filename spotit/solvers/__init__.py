@@ -24,6 +24,8 @@ DEFAULT_SOLVER = "z3"
 _BACKENDS: dict[str, tuple[str, str, str, str]] = {
     "z3": ("spotit.solvers.z3", "Z3Solver", "z3", "z3-solver"),
     "cvc5": ("spotit.solvers.cvc5", "Cvc5Solver", "cvc5", "cvc5"),
+    # z3 and cvc5 at once, each in a process of its own: the first definite answer
+    "portfolio": ("spotit.solvers.portfolio", "PortfolioSolver", "cvc5", "cvc5"),
 }
 
 
@@ -39,7 +41,9 @@ def _solver_class(name: str) -> type[Solver]:
 
 
 def get_solver(name: str = DEFAULT_SOLVER, **options: object) -> Solver:
-    """A backend by name ("z3" or "cvc5"); ``options`` go to its constructor (``rlimit``, ``seed``).
+    """A backend by name ("z3", "cvc5" or "portfolio").
+
+    ``options`` go to its constructor (``rlimit``, ``seed``).
 
     Raises:
         SolverError: the name is unknown or its Python binding is not installed.
@@ -51,9 +55,11 @@ def get_solver(name: str = DEFAULT_SOLVER, **options: object) -> Solver:
 
 
 def available_solvers() -> list[str]:
-    """Names of the backends whose bindings import, in preference order."""
+    """Names of the single-solver backends whose bindings import, in preference order."""
     names = []
     for name in _BACKENDS:
+        if name == "portfolio":
+            continue
         try:
             _solver_class(name)
         except SolverError:
