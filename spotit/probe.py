@@ -453,10 +453,11 @@ def shrink_database(schema: Schema, rows: Rows, v: Validation,
             for i in range(len(best[name])):
                 for j, col in enumerate(t.columns):
                     if best[name][i][j] is None or not _nullable(t, col):
-                        continue  # NULL breaks no key: NULLs never collide or dangle
+                        continue  # a NULL never collides, and a NULL child key never dangles
                     candidate = {tn: list(r) for tn, r in best.items()}
                     row = list(candidate[name][i])
                     row[j] = None
                     candidate[name][i] = tuple(row)
-                    changed |= accept(candidate)
+                    # but a parent's key set to NULL leaves its children dangling: they go
+                    changed |= accept(repair_foreign_keys(schema, candidate))
     return {t: r for t, r in best.items() if r}, best_v

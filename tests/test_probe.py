@@ -13,9 +13,10 @@ from spotit.probe import (
     literal_pool,
     probe,
     repair_foreign_keys,
+    shrink_database,
 )
 from spotit.schema import schema_from_ddl
-from spotit.validate import build_database, results_differ
+from spotit.validate import Validation, build_database, results_differ
 
 SCHEMA = schema_from_ddl("""
 CREATE TABLE dept (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -66,6 +67,21 @@ def test_repair_cascades_through_foreign_keys():
                                 (3, None, None, None, None)]}
     # dept 5 does not exist: emp 1 goes, and emp 2 (whose boss was emp 1) with it
     assert repair_foreign_keys(SCHEMA, rows)["emp"] == [(3, None, None, None, None)]
+
+
+def test_shrinking_never_leaves_a_foreign_key_dangling():
+    """Found on BIRD q462 (card_games): shrinking set a parent's referenced key to NULL,
+    so the reported counterexample broke a foreign key the solver's databases keep."""
+    schema = schema_from_ddl("CREATE TABLE p (code TEXT UNIQUE, name TEXT);"
+                             "CREATE TABLE c (id INTEGER, code TEXT REFERENCES p(code));")
+
+    def needs_a_child(candidate):  # the "difference" needs a row in c with a code
+        return Validation(any(r[1] is not None for r in candidate.get("c", [])), [], [(1,)])
+
+    rows = {"p": [("x", "n")], "c": [(1, "x")]}
+    shrunk, _ = shrink_database(schema, rows, needs_a_child(rows), needs_a_child)
+    codes = {r[0] for r in shrunk.get("p", [])}
+    assert shrunk["c"] and all(r[1] is None or r[1] in codes for r in shrunk["c"])
 
 
 def test_probe_finds_a_confirmed_and_shrunk_counterexample():
