@@ -41,7 +41,8 @@ def cactus(times: Mapping[str, Mapping[str, float | None]], timeout: float,
         solved = sorted(t for t in per_file.values() if t is not None)
         xs = list(range(1, len(solved) + 1))
         style = "--" if name == "virtual best" else "-"
-        ax.plot(xs, [max(t, 1e-4) for t in solved], style, marker=".", label=name)
+        ax.plot(xs, [max(t, 1e-4) for t in solved], style, marker=".",
+                label=f"{name} ({len(solved)})")
     ax.axhline(timeout, color="grey", linewidth=0.8, linestyle=":")
     ax.set_yscale("log")
     ax.set_xlabel("instances solved")

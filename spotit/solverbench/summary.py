@@ -74,11 +74,15 @@ def summarize(rows: Iterable[Row], files: Sequence[str], solvers: Sequence[str],
                                       "par2": stats["par2"],
                                       "median_seconds": stats["median_seconds"]}
     for file in files:
-        candidates = [(row.seconds, row.status, row.solver)
-                      for solver in solvers
+        candidates = [(row.seconds, order, row.status, row.solver)
+                      for order, solver in enumerate(solvers)
                       if (row := table.get((file, solver))) is not None
                       and row.definite and not is_wrong(row, expected.get(file))]
-        best.append(min(candidates) if candidates else None)
+        if candidates:  # fastest; on a tie, the solver named first
+            seconds, _, status, solver = min(candidates)
+            best.append((seconds, status, solver))
+        else:
+            best.append(None)
     vb = _stats([b[0] if b else None for b in best], timeout)
     fastest = {solver: sum(1 for b in best if b and b[2] == solver) for solver in solvers}
     summary["virtual_best"] = {
