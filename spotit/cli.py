@@ -200,6 +200,10 @@ def cmd_bench_solvers(args) -> int:
     except SpotItError as e:
         print(f"spotit: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\nspotit: interrupted; finished runs are in {Path(args.out) / 'results.csv'}: "
+              "rerun the same command to resume", file=sys.stderr)
+        return 130
     summary = report.summary
     for item in summary["disagreements"]:
         answers = ", ".join(f"{s}: {a}" for s, a in item["answers"].items())

@@ -8,7 +8,7 @@ docs/solver-benchmarks.md.
 
 Example:
     >>> from spotit.solverbench.entrants import lineup
-    >>> [e.name for e in lineup(["z3"], ["mine=mysolver --in {file}"])]
+    >>> [e.name for e in lineup(["z3"], ["mine=cat {file}"])]
     ['z3', 'mine']
 """
 
