@@ -1,7 +1,8 @@
-"""Command line: ``spotit check | smtlib | example | fuzz``.
+"""Command line: ``spotit check | smtlib | example | fuzz | evaluate | report | bench-solvers``.
 
 Exit status is 0 for every verdict (a verdict is an answer, not a failure)
-and 2 for usage errors; ``spotit fuzz`` exits 1 when it found a discrepancy.
+and 2 for usage errors; ``spotit fuzz`` exits 1 when it found a discrepancy,
+``spotit bench-solvers`` when solvers disagree or contradict a file's ``:status``.
 """
 
 from __future__ import annotations
@@ -232,6 +233,57 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_bench_solvers(args) -> int:
+    from spotit.solverbench import bench_solvers
+    from spotit.solverbench.entrants import lineup
+    from spotit.solverbench.summary import format_table
+
+    try:
+        entrants = lineup(args.solver or [], args.solver_cmd or [], args.solver_logics or [])
+        report = bench_solvers(Path(args.dir), entrants, timeout=args.timeout, out=Path(args.out),
+                               jobs=args.jobs, limits=args.limits, progress=_run_bar())
+    except SpotItError as e:
+        print(f"spotit: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\nspotit: interrupted; finished runs are in {Path(args.out) / 'results.csv'}: "
+              "rerun the same command to resume", file=sys.stderr)
+        return 130
+    summary = report.summary
+    for item in summary["disagreements"]:
+        answers = ", ".join(f"{s}: {a}" for s, a in item["answers"].items())
+        print(f"DISAGREEMENT on {item['file']}: {answers}", file=sys.stderr)
+    for item in summary["wrong_status"]:
+        print(f"WRONG ANSWER on {item['file']}: {item['solver']} says {item['got']}, "
+              f"the file's :status is {item['expected']}", file=sys.stderr)
+    print(format_table(summary))
+    print(f"\n{summary['files']} files, time limit {args.timeout:g} s, limits: "
+          f"{summary['limits']} ({summary['limits_reason']}); {report.ran} runs now, "
+          f"{report.reused} from an earlier run")
+    print(f"results: {report.out / 'results.csv'}; summary, plots: {report.out}")
+    return 1 if report.problems else 0
+
+
+def _run_bar():
+    """A progress bar on stderr (runs done, ETA) when it is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bar: dict = {}
+
+    def update(done: int, total: int, row) -> None:
+        if "bar" not in bar:
+            bar["bar"] = tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True)
+        b = bar["bar"]
+        b.update(done - b.n)
+        b.set_postfix_str(f"{row.solver} {row.status}")
+        if done >= total:
+            b.close()
+
+    return update
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spotit",
@@ -338,6 +390,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="report directory")
     p.add_argument("--run", type=int, help="a run id (default: the latest)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "bench-solvers", help="run SMT solvers on every .smt2 file under a directory and "
+                              "compare them (PAR-2, cactus and scatter plots)",
+        description="Every solver on every .smt2 file under DIR, each run a process of its own "
+                    "with a wall-clock limit and its peak memory measured. Results are "
+                    "appended to OUT/results.csv as runs finish: rerun the same command to "
+                    "resume. Exit status 1 when solvers disagree (sat vs unsat) or contradict "
+                    "a file's :status.")
+    p.add_argument("dir", metavar="DIR", help="directory searched recursively for .smt2 files")
+    p.add_argument("--solver", action="append", metavar="NAME",
+                   help="a built-in solver: z3, cvc5 (our bindings, in a worker process) or "
+                        "yices (yices-smt2, if installed); repeat for several (default: z3 and "
+                        "cvc5 when no --solver-cmd is given either)")
+    p.add_argument("--solver-cmd", action="append", metavar="NAME=CMD",
+                   help="an SMT-LIB solver command line with {file} (and optionally "
+                        "{timeout}, the limit in seconds), e.g. z3-4.8='z3-4.8 -smt2 {file}'; "
+                        "its first output line sat/unsat/unknown is the answer")
+    p.add_argument("--solver-logics", action="append", metavar="NAME=L1,L2",
+                   help="run solver NAME only on files whose (set-logic ...) is one of these "
+                        "(others are 'skipped'); replaces a built-in list such as yices'")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="wall-clock seconds per run (default 60); PAR-2 charges 2x this")
+    p.add_argument("--jobs", "-j", type=int, default=1,
+                   help="runs at a time (default 1). Parallel runs share cores, caches and "
+                        "memory bandwidth and so slow each other: for times you publish, use "
+                        "1, or at most one per idle physical core")
+    p.add_argument("--limits", default="auto", choices=["auto", "runexec", "process"],
+                   help="how limits are enforced and memory measured: BenchExec's runexec "
+                        "(cgroups; pip install 'spotit[benchexec]'), plain processes, or auto "
+                        "(runexec where it works; default)")
+    p.add_argument("--out", default="spotit-solverbench",
+                   help="output directory (default ./spotit-solverbench)")
+    p.set_defaults(func=cmd_bench_solvers)
     return parser
 
 
