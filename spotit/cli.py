@@ -36,6 +36,17 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS)")
     p.add_argument("--probe-trials", type=int, default=300,
                    help="random databases tried before the solver (0: solver only)")
+    _add_dialect_arg(p)
+
+
+def _add_dialect_arg(p: argparse.ArgumentParser) -> None:
+    from spotit.frontend.dialects import dialect_names
+
+    p.add_argument("--dialect", default="sqlite", choices=dialect_names(),
+                   help="the SQL dialect of the queries: transpiled to SQLite where the "
+                        "meaning is the same, unsupported where it is not (generic/ansi: "
+                        "sqlglot's generic SQL, e.g. Calcite's; mysql is read as with a "
+                        "case-sensitive binary collation); see docs/dialects.md")
 
 
 def _now(args) -> datetime | None:
@@ -58,7 +69,7 @@ def cmd_check(args) -> int:
     res = check(args.schema, args.gold, args.pred, bound=args.bound, solver=args.solver,
                 semantics=args.semantics, timeout=args.timeout, db_id=args.db_id,
                 now=_now(args), minimize=not args.no_minimize,
-                probe_trials=args.probe_trials)
+                probe_trials=args.probe_trials, dialect=args.dialect)
     schema = None
     with contextlib.suppress(SpotItError):
         schema = coerce_schema(args.schema, args.db_id)
@@ -82,7 +93,7 @@ def cmd_smtlib(args) -> int:
 
     paths = export_smtlib(args.schema, args.gold, args.pred, out_dir=args.out,
                           bound=args.bound, semantics=args.semantics, db_id=args.db_id,
-                          now=_now(args))
+                          now=_now(args), dialect=args.dialect)
     for p in paths:
         print(p)
     return 0
@@ -133,13 +144,15 @@ def cmd_evaluate(args) -> int:
         raise SystemExit("spotit: error: --bound must be at least 1")
     if args.scheduler and args.executor != "dask":
         args.executor = "dask"
+    _check_benchmark_args(args)
     try:
-        preds = dict(parse_named_path(p, "--pred") for p in args.pred)
+        preds = dict(parse_named_path(p, "--pred") for p in args.pred or [])
         labels = dict(parse_named_path(p, "--ex-labels") for p in args.ex_labels or [])
         settings = EvaluationSettings(
             benchmark=args.benchmark, bound=args.bound, solver=args.solver,
             timeout=args.timeout, semantics=args.semantics, probe_trials=args.probe_trials,
-            now=args.now or EvaluationSettings.now, ex_time_limit=args.ex_time_limit)
+            now=args.now or EvaluationSettings.now, ex_time_limit=args.ex_time_limit,
+            dialect=args.dialect)
         store, run_id = run_evaluation(
             benchmark=args.benchmark, dev=args.dev, tables=args.tables, predictions=preds,
             results=args.results, db_dir=args.db_dir, ex_labels=labels,
@@ -154,6 +167,24 @@ def cmd_evaluate(args) -> int:
     print(f"\nresults: {args.results}; report: "
           f"{args.report or Path(args.results).with_suffix('')}/index.html")
     return 0
+
+
+def _check_benchmark_args(args) -> None:
+    """BIRD and Spider need a tables file and predictions; a VeriEQL file holds both
+    queries and the schema of every pair, and has no databases."""
+    if args.benchmark == "verieql":
+        given = [flag for flag, value in (("--tables", args.tables), ("--pred", args.pred),
+                                          ("--db-dir", args.db_dir),
+                                          ("--ex-labels", args.ex_labels)) if value]
+        if given:
+            raise SystemExit(f"spotit: error: {', '.join(given)} not used with --benchmark "
+                             "verieql: the file holds each pair's schema and both queries")
+        return
+    missing = [flag for flag, value in (("--tables", args.tables), ("--pred", args.pred))
+               if not value]
+    if missing:
+        raise SystemExit(f"spotit: error: --benchmark {args.benchmark} needs "
+                         f"{' and '.join(missing)}")
 
 
 def _progress_bar():
@@ -233,13 +264,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_fuzz)
 
     p = sub.add_parser("evaluate", help="check every prediction of one or more systems on a "
-                                        "benchmark (BIRD, Spider): EX-TEST, EX-SpotIt, "
-                                        "EX-SpotIt+")
-    p.add_argument("--benchmark", required=True, choices=["bird", "spider"])
-    p.add_argument("--dev", required=True, help="dev.json (gold queries)")
-    p.add_argument("--tables", required=True, help="dev_tables.json / tables.json")
-    p.add_argument("--pred", required=True, action="append", metavar="NAME=FILE",
-                   help="a system's predictions (repeat for several systems)")
+                                        "benchmark (BIRD, Spider, VeriEQL's pairs): EX-TEST, "
+                                        "EX-SpotIt, EX-SpotIt+")
+    p.add_argument("--benchmark", required=True, choices=["bird", "spider", "verieql"])
+    p.add_argument("--dev", required=True,
+                   help="dev.json (gold queries); for verieql the .jsonlines file of pairs")
+    p.add_argument("--tables", help="dev_tables.json / tables.json (bird, spider)")
+    p.add_argument("--pred", action="append", metavar="NAME=FILE",
+                   help="a system's predictions (repeat for several systems; bird, spider)")
     p.add_argument("--db-dir", help="the benchmark's SQLite databases, for EX-TEST")
     p.add_argument("--ex-labels", action="append", metavar="NAME=FILE",
                    help="EX-TEST results of a system, when there are no databases")
@@ -249,7 +281,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
     p.add_argument("--solver", default="z3", choices=["z3", "cvc5"])
     p.add_argument("--semantics", choices=["set", "bag", "list"],
-                   help="result comparison (default: BIRD set; Spider bag, list with ORDER BY)")
+                   help="result comparison (default: BIRD set; Spider bag, list with ORDER BY; "
+                        "VeriEQL bag)")
+    _add_dialect_arg(p)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per check (default 60)")
     p.add_argument("--probe-trials", type=int, default=300,
                    help="random databases tried before the solver (0: solver only)")

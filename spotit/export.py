@@ -10,17 +10,19 @@ from datetime import datetime
 from pathlib import Path
 
 from spotit.encodings.equivalence import Semantics
-from spotit.pipeline import Checker, CheckOptions, coerce_schema
+from spotit.pipeline import Checker, CheckOptions, coerce_schema, in_sqlite
 from spotit.smt.printer import SmtLibWriter
 
 
 def export_smtlib(schema, gold: str, pred: str, *, out_dir: str | Path, bound: int = 5,
                   semantics: str = "set", db_id: str | None = None,
-                  now: datetime | None = None) -> list[Path]:
+                  now: datetime | None = None, dialect: str = "sqlite") -> list[Path]:
     sch = coerce_schema(schema, db_id)
     opts = CheckOptions(bound=bound, semantics=Semantics(semantics))
     if now is not None:
         opts.now = now
+    if dialect.strip().lower() != "sqlite":
+        gold, pred = in_sqlite(gold, pred, dialect, sch, opts.semantics)
     checker = Checker(sch, opts)
     gold_plan = checker.plan(gold, "gold")
     pred_plan = checker.plan(pred, "pred")
