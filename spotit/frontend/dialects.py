@@ -262,7 +262,9 @@ def _like(q: _Query) -> None:
     if next(q.tree.find_all(exp.ILike), None) is not None:
         raise Unsupported("ILIKE (case folding beyond ASCII)")
     for node in q.tree.find_all(exp.Like):
-        if isinstance(node.parent, exp.Escape):
+        extra = {k for k, v in node.args.items() if v is not None} - {
+            "this", "expression", "negate"}
+        if isinstance(node.parent, exp.Escape) or extra:
             raise Unsupported("LIKE ... ESCAPE")
         if not (isinstance(node.expression, exp.Literal) and node.expression.is_string):
             raise Unsupported(f"LIKE with a non-constant pattern (case-sensitive in {q.name}, "
@@ -350,8 +352,11 @@ def _glob(tree: exp.Expression, read: str) -> None:
     character in Postgres and MySQL patterns."""
     for node in list(tree.find_all(exp.Like)):
         pattern = node.expression.this
-        node.replace(exp.Glob(this=node.this, expression=exp.Literal.string(
-            _glob_pattern(pattern, backslash=read in ("postgres", "mysql")))))
+        glob: exp.Expression = exp.Glob(this=node.this, expression=exp.Literal.string(
+            _glob_pattern(pattern, backslash=read in ("postgres", "mysql"))))
+        if node.args.get("negate"):  # NOT LIKE
+            glob = exp.Not(this=glob)
+        node.replace(glob)
 
 
 def _glob_pattern(pattern: str, *, backslash: bool) -> str:
