@@ -209,6 +209,11 @@ def _run(db, sql: str, dialect: str, ordered: bool = False) -> list:
     ("SELECT CAST(SAL AS VARCHAR), CAST(SAL AS DOUBLE) FROM EMP WHERE EMPNO = 1", "generic",
      [("7", 7.0)]),
     ("SELECT `SAL` FROM EMP WHERE EMPNO = 3", "mysql", [(3,)]),
+    # IS TRUE binds looser than = (the standard's boolean test, Calcite's expansion of
+    # IS NOT DISTINCT FROM): (7 = NULL) IS NOT TRUE is 1; sqlglot's generic reading,
+    # 7 = (NULL IS NOT TRUE), would be 0
+    ("SELECT SAL = NULL IS NOT TRUE FROM EMP WHERE EMPNO = 1", "generic", [(1,)]),
+    ("SELECT SAL = NULL IS NOT TRUE FROM EMP WHERE EMPNO = 1", "postgres", [(1,)]),
 ])
 def test_transpiled_query_keeps_its_meaning(db, sql, dialect, expected):
     assert _run(db, sql, dialect) == expected

@@ -31,6 +31,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.dialects.sqlite import SQLite
 from sqlglot.errors import ErrorLevel, SqlglotError, UnsupportedError
+from sqlglot.parser import IsPredicatePrecedence
 
 from spotit.errors import ParseError, SpotItError, Unsupported
 from spotit.schema import Schema
@@ -49,6 +50,16 @@ class _SQLiteBackticks(SQLite):
 
     class Tokenizer(SQLite.Tokenizer):
         IDENTIFIERS: ClassVar[list] = ["`", '"', ("[", "]")]
+
+
+class _Ansi(Dialect):
+    """sqlglot's generic dialect, except that ``IS [NOT] TRUE|FALSE|NULL`` binds looser
+    than comparisons, as the standard's boolean test does (and Calcite, Postgres,
+    MySQL, SQLite): ``a = NULL IS TRUE`` is ``(a = NULL) IS TRUE``, which the generic
+    parser would read as ``a = (NULL IS TRUE)`` -- true when a is 0."""
+
+    class Parser(Dialect.parser_class):
+        IS_PREDICATE_PRECEDENCE = IsPredicatePrecedence.LOW
 
 
 def dialect_names() -> list[str]:
@@ -71,7 +82,7 @@ def to_sqlite(sql: str, dialect: str = SQLITE, *, schema: Schema | None = None,
         raise SpotItError(f"unknown or unvetted dialect {dialect!r}; one of: "
                           f"{', '.join(dialect_names())}")
     read = "" if name in GENERIC else name
-    tree = _parse(sql, read, name)
+    tree = _parse(sql, read or _Ansi, name)
     if not read:  # the standard's exact / exact is exact: Calcite truncates, like SQLite
         for node in tree.find_all(exp.Div):
             node.set("typed", True)
@@ -107,9 +118,9 @@ class _Query:
         yield from (self.typed if self.typed is not None else self.tree).find_all(kind)
 
 
-def _parse(sql: str, read: str, name: str) -> exp.Expression:
+def _parse(sql: str, read: str | type[Dialect], name: str) -> exp.Expression:
     try:
-        trees = sqlglot.parse(sql, read=read or None)
+        trees = sqlglot.parse(sql, read=read)
     except SqlglotError as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise ParseError(f"not {name} SQL that sqlglot can read: {first}") from None
@@ -307,14 +318,14 @@ def _null_order(q: _Query) -> None:
 def _implicit_null_order(sql: str) -> list[bool]:
     """For each ORDER BY key in parse order: whether it leaves NULLS FIRST/LAST unsaid,
     i.e. its NULL order flips when the dialect's default does."""
-    small = sqlglot.parse_one(sql, read=None)
+    small = sqlglot.parse_one(sql, read=_Ansi)
     large = sqlglot.parse_one(sql, read=_NullsLarge)
     return [bool(a.args.get("nulls_first")) != bool(b.args.get("nulls_first"))
             for a, b in zip(small.find_all(exp.Ordered), large.find_all(exp.Ordered),
                             strict=False)]
 
 
-class _NullsLarge(Dialect):
+class _NullsLarge(_Ansi):
     NULL_ORDERING = "nulls_are_large"
 
 
