@@ -214,6 +214,7 @@ def _run(db, sql: str, dialect: str, ordered: bool = False) -> list:
     # 7 = (NULL IS NOT TRUE), would be 0
     ("SELECT SAL = NULL IS NOT TRUE FROM EMP WHERE EMPNO = 1", "generic", [(1,)]),
     ("SELECT SAL = NULL IS NOT TRUE FROM EMP WHERE EMPNO = 1", "postgres", [(1,)]),
+    ("SELECT MOD(SAL, 4), ROUND(SAL) FROM EMP WHERE EMPNO = 1", "postgres", [(3, 7.0)]),
 ])
 def test_transpiled_query_keeps_its_meaning(db, sql, dialect, expected):
     assert _run(db, sql, dialect) == expected
@@ -237,6 +238,10 @@ def test_transpiled_query_keeps_its_meaning(db, sql, dialect, expected):
     ("SELECT COUNT(ENAME, SAL) FROM EMP", "generic", "COUNT of several arguments"),
     ("SELECT STDDEV_POP(SAL) FROM EMP", "generic", "STDDEV_POP"),
     ("SELECT EXTRACT(HOUR FROM HIREDATE) FROM EMP", "generic", "EXTRACT(HOUR"),
+    ("SELECT ANY_VALUE(SAL) FROM EMP", "generic", "ANY_VALUE"),  # sqlglot: MAX
+    ("SELECT GREATEST(SAL, EMPNO) FROM EMP", "mysql", "GREATEST"),
+    ("SELECT MOD(SAL * 1.5, 2) FROM EMP", "postgres", "MOD"),
+    ("SELECT ROUND(SAL * 1.5) FROM EMP", "postgres", "ROUND"),  # half to even there
 ])
 def test_refused_construct_is_named(sql, dialect, construct):
     with pytest.raises(Unsupported) as err:

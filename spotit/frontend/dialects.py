@@ -348,9 +348,34 @@ def _extract(q: _Query) -> None:
             raise Unsupported(f"EXTRACT({part} FROM a {_family(node.expression)} value)")
 
 
+def _functions(q: _Query) -> None:
+    """Functions sqlglot would rewrite into SQLite ones of another meaning."""
+    if next(q.tree.find_all(exp.AnyValue), None) is not None:
+        # sqlglot writes MAX: one fixed choice where the source allows any value
+        raise Unsupported("ANY_VALUE (any value of the group; SQLite's MAX is one choice)")
+    for kind in (exp.Greatest, exp.Least):
+        if next(q.tree.find_all(kind), None) is not None:
+            raise Unsupported(f"{kind.__name__.upper()} (NULL arguments: ignored in Postgres, "
+                              "NULL in MySQL and Calcite, SQLite's MAX/MIN differ again)")
+    for node in q.typed_nodes(exp.LogicalAnd):
+        _only(node.this, ("bool",), "BOOL_AND (sqlglot's MIN)", q)
+    for node in q.typed_nodes(exp.LogicalOr):
+        _only(node.this, ("bool",), "BOOL_OR (sqlglot's MAX)", q)
+    for node in q.typed_nodes(exp.Mod):  # SQLite's % works on integers only
+        _only(node.this, ("int",), "MOD / %", q)
+        _only(node.expression, ("int",), "MOD / %", q)
+    for node in q.typed_nodes(exp.Round):  # Postgres rounds float8 half to even
+        _only(node.this, ("int",), "ROUND", q)
+
+
+def _only(node: exp.Expression, families: tuple[str, ...], what: str, q: _Query) -> None:
+    if _family(node) not in (*families, "null"):
+        raise Unsupported(f"{what} of a {_family(node)} value in {q.name}")
+
+
 _REFUSALS: tuple[Callable[[_Query], None], ...] = (
     _grouping, _lateral, _bag_set_operations, _division, _avg, _casts, _like, _concat,
-    _null_order, _count_args, _extract,
+    _null_order, _count_args, _extract, _functions,
 )
 
 
