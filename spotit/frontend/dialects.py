@@ -373,9 +373,44 @@ def _only(node: exp.Expression, families: tuple[str, ...], what: str, q: _Query)
         raise Unsupported(f"{what} of a {_family(node)} value in {q.name}")
 
 
+def _char_literals(q: _Query) -> None:
+    """In ANSI SQL (and Calcite) 'ab' is a CHAR(2): where a UNION/INTERSECT/EXCEPT column
+    or a CASE combines string literals of different lengths, the shorter ones are padded
+    with spaces ('ab' becomes 'ab ' beside 'abc'). SQLite has no such padding."""
+    if q.read:
+        return
+    for node in q.tree.find_all(exp.SetOperation):
+        if isinstance(node.parent, exp.SetOperation):
+            continue  # the outermost set operation sees every branch
+        selects = [b for b in _branches(node) if isinstance(b, exp.Select)]
+        for column in zip(*(b.expressions for b in selects), strict=False):
+            _same_length([e.unalias() for e in column], "UNION/INTERSECT/EXCEPT column")
+    for node in q.tree.find_all(exp.Case):
+        _same_length([i.args.get("true") for i in node.args.get("ifs") or []]
+                     + [node.args.get("default")], "CASE")
+
+
+def _branches(node: exp.Expression) -> Iterator[exp.Expression]:
+    while isinstance(node, exp.Subquery):
+        node = node.this
+    if isinstance(node, exp.SetOperation):
+        yield from _branches(node.this)
+        yield from _branches(node.expression)
+    else:
+        yield node
+
+
+def _same_length(values: list, where: str) -> None:
+    lengths = {len(v.this) for v in values
+               if isinstance(v, exp.Literal) and v.is_string}
+    if len(lengths) > 1:
+        raise Unsupported(f"string literals of different lengths in one {where} "
+                          "(CHAR(n) padding in ANSI SQL)")
+
+
 _REFUSALS: tuple[Callable[[_Query], None], ...] = (
     _grouping, _lateral, _bag_set_operations, _division, _avg, _casts, _like, _concat,
-    _null_order, _count_args, _extract, _functions,
+    _null_order, _count_args, _extract, _functions, _char_literals,
 )
 
 
