@@ -38,6 +38,17 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS)")
     p.add_argument("--probe-trials", type=int, default=300,
                    help="random databases tried before the solver (0: solver only)")
+    _add_dialect_arg(p)
+
+
+def _add_dialect_arg(p: argparse.ArgumentParser) -> None:
+    from spotit.frontend.dialects import dialect_names
+
+    p.add_argument("--dialect", default="sqlite", choices=dialect_names(),
+                   help="the SQL dialect of the queries: transpiled to SQLite where the "
+                        "meaning is the same, unsupported where it is not (generic/ansi: "
+                        "sqlglot's generic SQL, e.g. Calcite's; mysql is read as with a "
+                        "case-sensitive binary collation); see docs/dialects.md")
 
 
 def _now(args) -> datetime | None:
@@ -60,7 +71,7 @@ def cmd_check(args) -> int:
     res = check(args.schema, args.gold, args.pred, bound=args.bound, solver=args.solver,
                 semantics=args.semantics, timeout=args.timeout, db_id=args.db_id,
                 now=_now(args), minimize=not args.no_minimize,
-                probe_trials=args.probe_trials)
+                probe_trials=args.probe_trials, dialect=args.dialect)
     schema = None
     with contextlib.suppress(SpotItError):
         schema = coerce_schema(args.schema, args.db_id)
@@ -93,7 +104,7 @@ def cmd_smtlib(args) -> int:
     try:
         paths = export_smtlib(args.schema, args.gold, _sql_arg(args.pred[0]), out_dir=args.out,
                               bound=args.bound, semantics=args.semantics or "set",
-                              db_id=args.db_id, now=_now(args))
+                              db_id=args.db_id, now=_now(args), dialect=args.dialect)
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
     for p in paths:
@@ -111,22 +122,28 @@ def _smtlib_suite(args) -> int:
     from spotit.experiments.runners import DEFAULT_NOW
     from spotit.experiments.suite import export_suite, known_answers
 
-    if not args.dev or not args.tables or not args.pred:
-        raise SystemExit("spotit: error: smtlib --benchmark needs --dev, --tables and "
-                         "--pred NAME=FILE")
+    if not args.dev:
+        raise SystemExit("spotit: error: smtlib --benchmark needs --dev")
+    _check_benchmark_args(args)
     try:
-        bench = load_benchmark(args.benchmark, args.dev, args.tables)
-        preds = {}
-        for arg in args.pred:
-            name, path = parse_named_path(arg, "--pred")
-            preds[name] = load_predictions(path, bench)
+        if args.benchmark == "verieql":
+            from spotit.experiments.verieql import load_verieql
+
+            bench, system, own = load_verieql(args.dev)
+            preds = {system: own}
+        else:
+            bench = load_benchmark(args.benchmark, args.dev, args.tables)
+            preds = {}
+            for arg in args.pred:
+                name, path = parse_named_path(arg, "--pred")
+                preds[name] = load_predictions(path, bench)
         questions = select_questions(bench, args.questions, args.limit)
         known = known_answers(args.results or [])
         now = _now(args) or datetime.fromisoformat(DEFAULT_NOW)
         bar = _progress_bar()
         summary = export_suite(
             bench, questions, preds, out_dir=args.out, bound=args.bound,
-            semantics=args.semantics, now=now, known=known,
+            semantics=args.semantics, now=now, known=known, dialect=args.dialect,
             progress=None if bar is None else lambda done, total: bar(done, total, {}))
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
@@ -179,13 +196,15 @@ def cmd_evaluate(args) -> int:
         raise SystemExit("spotit: error: --bound must be at least 1")
     if args.scheduler and args.executor != "dask":
         args.executor = "dask"
+    _check_benchmark_args(args)
     try:
-        preds = dict(parse_named_path(p, "--pred") for p in args.pred)
+        preds = dict(parse_named_path(p, "--pred") for p in args.pred or [])
         labels = dict(parse_named_path(p, "--ex-labels") for p in args.ex_labels or [])
         settings = EvaluationSettings(
             benchmark=args.benchmark, bound=args.bound, solver=args.solver,
             timeout=args.timeout, semantics=args.semantics, probe_trials=args.probe_trials,
-            now=args.now or EvaluationSettings.now, ex_time_limit=args.ex_time_limit)
+            now=args.now or EvaluationSettings.now, ex_time_limit=args.ex_time_limit,
+            dialect=args.dialect)
         store, run_id = run_evaluation(
             benchmark=args.benchmark, dev=args.dev, tables=args.tables, predictions=preds,
             results=args.results, db_dir=args.db_dir, ex_labels=labels,
@@ -200,6 +219,25 @@ def cmd_evaluate(args) -> int:
     print(f"\nresults: {args.results}; report: "
           f"{args.report or Path(args.results).with_suffix('')}/index.html")
     return 0
+
+
+def _check_benchmark_args(args) -> None:
+    """BIRD and Spider need a tables file and predictions; a VeriEQL file holds both
+    queries and the schema of every pair, and has no databases."""
+    if args.benchmark == "verieql":
+        given = [flag for flag, value in (("--tables", args.tables), ("--pred", args.pred),
+                                          ("--db-dir", getattr(args, "db_dir", None)),
+                                          ("--ex-labels", getattr(args, "ex_labels", None)))
+                 if value]
+        if given:
+            raise SystemExit(f"spotit: error: {', '.join(given)} not used with --benchmark "
+                             "verieql: the file holds each pair's schema and both queries")
+        return
+    missing = [flag for flag, value in (("--tables", args.tables), ("--pred", args.pred))
+               if not value]
+    if missing:
+        raise SystemExit(f"spotit: error: --benchmark {args.benchmark} needs "
+                         f"{' and '.join(missing)}")
 
 
 def _progress_bar():
@@ -310,10 +348,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pred", action="append", metavar="SQL | NAME=FILE",
                    help="one pair: predicted SQL (or @file); with --benchmark: a system's "
                         "predictions (repeat for several systems)")
-    p.add_argument("--benchmark", choices=["bird", "spider"],
+    p.add_argument("--benchmark", choices=["bird", "spider", "verieql"],
                    help="export a whole benchmark: DIR/<system>/<db_id>/q<id>_k<k>.smt2 "
                         "and DIR/index.csv")
-    p.add_argument("--dev", help="with --benchmark: dev.json (gold queries)")
+    p.add_argument("--dev", help="with --benchmark: dev.json (gold queries); for verieql "
+                                 "the .jsonlines file of pairs")
     p.add_argument("--tables", help="with --benchmark: dev_tables.json / tables.json")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--questions", help="question ids, comma-separated")
@@ -326,6 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="result comparison (default: one pair set; a benchmark its own)")
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS; "
                                  "with --benchmark the default is evaluate's)")
+    _add_dialect_arg(p)
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=cmd_smtlib)
 
@@ -353,13 +393,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_fuzz)
 
     p = sub.add_parser("evaluate", help="check every prediction of one or more systems on a "
-                                        "benchmark (BIRD, Spider): EX-TEST, EX-SpotIt, "
-                                        "EX-SpotIt+")
-    p.add_argument("--benchmark", required=True, choices=["bird", "spider"])
-    p.add_argument("--dev", required=True, help="dev.json (gold queries)")
-    p.add_argument("--tables", required=True, help="dev_tables.json / tables.json")
-    p.add_argument("--pred", required=True, action="append", metavar="NAME=FILE",
-                   help="a system's predictions (repeat for several systems)")
+                                        "benchmark (BIRD, Spider, VeriEQL's pairs): EX-TEST, "
+                                        "EX-SpotIt, EX-SpotIt+")
+    p.add_argument("--benchmark", required=True, choices=["bird", "spider", "verieql"])
+    p.add_argument("--dev", required=True,
+                   help="dev.json (gold queries); for verieql the .jsonlines file of pairs")
+    p.add_argument("--tables", help="dev_tables.json / tables.json (bird, spider)")
+    p.add_argument("--pred", action="append", metavar="NAME=FILE",
+                   help="a system's predictions (repeat for several systems; bird, spider)")
     p.add_argument("--db-dir", help="the benchmark's SQLite databases, for EX-TEST")
     p.add_argument("--ex-labels", action="append", metavar="NAME=FILE",
                    help="EX-TEST results of a system, when there are no databases")
@@ -369,7 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
     p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "portfolio"])
     p.add_argument("--semantics", choices=["set", "bag", "list"],
-                   help="result comparison (default: BIRD set; Spider bag, list with ORDER BY)")
+                   help="result comparison (default: BIRD set; Spider bag, list with ORDER BY; "
+                        "VeriEQL bag)")
+    _add_dialect_arg(p)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per check (default 60)")
     p.add_argument("--probe-trials", type=int, default=300,
                    help="random databases tried before the solver (0: solver only)")

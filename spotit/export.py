@@ -16,7 +16,7 @@ from pathlib import Path
 from pysmt.fnode import FNode
 
 from spotit.encodings.equivalence import Semantics
-from spotit.pipeline import Checker, CheckOptions, coerce_schema
+from spotit.pipeline import Checker, CheckOptions, coerce_schema, in_sqlite
 from spotit.smt.logic import logic_of
 from spotit.smt.printer import SmtLibWriter
 
@@ -63,11 +63,13 @@ def pair_source(gold: str, pred: str, k: int, semantics: str, **facts: object) -
 
 def export_smtlib(schema, gold: str, pred: str, *, out_dir: str | Path, bound: int = 5,
                   semantics: str = "set", db_id: str | None = None,
-                  now: datetime | None = None) -> list[Path]:
+                  now: datetime | None = None, dialect: str = "sqlite") -> list[Path]:
     sch = coerce_schema(schema, db_id)
     opts = CheckOptions(bound=bound, semantics=Semantics(semantics))
     if now is not None:
         opts.now = now
+    if dialect.strip().lower() != "sqlite":
+        gold, pred = in_sqlite(gold, pred, dialect, sch, opts.semantics)
     checker = Checker(sch, opts)
     gold_plan = checker.plan(gold, "gold")
     pred_plan = checker.plan(pred, "pred")

@@ -88,9 +88,13 @@ def check(
     minimize: bool = True,
     probe_trials: int = DEFAULT_TRIALS,
     int_strings: bool = True,
+    dialect: str = "sqlite",
 ) -> CheckResult:
     """Are ``gold`` and ``pred`` equivalent on every database of at most ``bound`` rows
     per table? Never raises for bad input: problems become the verdict's reason.
+
+    Queries in another ``dialect`` are checked as their SQLite translation
+    (``spotit.frontend.dialects``), which is recorded on the result.
 
     Example:
         >>> r = check("CREATE TABLE t(a INTEGER);", "SELECT a FROM t WHERE a > 1",
@@ -111,7 +115,32 @@ def check(
         sch = coerce_schema(schema, db_id)
     except SpotItError as e:
         return _fail(opts, Verdict.ERROR, f"schema: {e}", start)
+    if dialect.strip().lower() != "sqlite":
+        try:
+            gold, pred = in_sqlite(gold, pred, dialect, sch, opts.semantics)
+        except Unsupported as e:
+            return _fail(opts, Verdict.UNSUPPORTED, str(e), start)
+        except SpotItError as e:
+            return _fail(opts, Verdict.ERROR, str(e), start)
+        result = Checker(sch, opts).run(gold, pred, start)
+        result.transpiled = {"dialect": dialect, "gold": gold, "pred": pred}
+        return result
     return Checker(sch, opts).run(gold, pred, start)
+
+
+def in_sqlite(gold: str, pred: str, dialect: str, schema: Schema,
+              semantics: Semantics) -> tuple[str, str]:
+    """Both queries as SQLite SQL of the same meaning (or the error naming the construct)."""
+    from spotit.frontend.dialects import to_sqlite
+
+    ordered = semantics is Semantics.LIST
+    out = []
+    for sql, who in ((gold, "gold"), (pred, "pred")):
+        try:
+            out.append(to_sqlite(sql, dialect, schema=schema, ordered=ordered))
+        except SpotItError as e:
+            raise e.located(who) from None
+    return out[0], out[1]
 
 
 def coerce_schema(schema: Schema | str | Path, db_id: str | None = None) -> Schema:

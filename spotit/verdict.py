@@ -63,6 +63,8 @@ class CheckResult:
     # size: ``unbounded``), or "solver" (every bound up to ``bound``)
     proof: str | None = None
     unbounded: bool = False
+    # the SQLite SQL that was checked, when the queries were written in another dialect
+    transpiled: dict[str, str] | None = None
     cex_rows: dict[str, list[tuple]] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:

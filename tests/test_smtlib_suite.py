@@ -249,3 +249,28 @@ def test_portfolio_reports_a_disagreement_as_an_error(tmp_path, monkeypatch):
     finally:
         solver.close()
     assert res.status is Status.ERROR and "disagree" in res.reason
+
+
+def test_smtlib_suite_of_verieql_pairs(tmp_path, capsys):
+    """VeriEQL's format in, one file per pair and bound out; generic SQL transpiled."""
+    schema = {"EMP": {"EMPNO": "INT", "DEPTNO": "INT"}}
+    pairs = [
+        # EMPNO is the primary key: DISTINCT removes nothing (bag semantics)
+        ("SELECT DISTINCT EMPNO FROM EMP", "SELECT EMPNO FROM EMP"),
+        # FETCH FIRST is generic SQL for LIMIT; an employee with DEPTNO = 1 differs
+        ("SELECT EMPNO FROM EMP WHERE DEPTNO > 1 FETCH FIRST 5 ROWS ONLY",
+         "SELECT EMPNO FROM EMP WHERE DEPTNO >= 1 FETCH FIRST 5 ROWS ONLY"),
+    ]
+    lines = [json.dumps({"index": i, "schema": schema, "pair": list(p),
+                         "constraint": [{"primary": [{"value": "EMP__EMPNO"}]}]})
+             for i, p in enumerate(pairs)]
+    (tmp_path / "lit.jsonlines").write_text("\n".join(lines) + "\n")
+    code = cli.main(["smtlib", "--benchmark", "verieql", "--dev", str(tmp_path / "lit.jsonlines"),
+                     "--dialect", "generic", "--bound", "1", "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr()
+    with open(tmp_path / "out" / "index.csv", newline="") as f:
+        index = list(csv.DictReader(f))
+    assert len(index) == 2 and {r["system"] for r in index} == {"lit"}
+    answers = {r["question_id"]: get_solver("z3").check(
+        (tmp_path / "out" / r["file"]).read_text(), timeout=20).status for r in index}
+    assert answers == {"0": Status.UNSAT, "1": Status.SAT}

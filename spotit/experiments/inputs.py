@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from spotit.errors import SchemaError, SpotItError
-from spotit.schema import Schema, schema_from_tables_entry
+from spotit.schema import Schema, schema_from_ddl, schema_from_tables_entry
 
 BENCHMARKS = ("bird", "spider")
 BIRD_SEPARATOR = "\t----- bird -----\t"
@@ -65,11 +65,16 @@ class Question:
 
 @dataclass
 class Benchmark:
-    """The questions of one dev set and the schemas of their databases (loaded on demand)."""
+    """The questions of one dev set and the schemas of their databases (loaded on demand).
+
+    Schemas come from a tables.json (``tables_path``: BIRD, Spider) or, for a benchmark
+    that carries one schema per question (VeriEQL's), from ``ddl``: db_id -> CREATE TABLE
+    text, or the ``SchemaError`` that says why that schema cannot be built."""
 
     name: str
     questions: list[Question]
-    tables_path: Path
+    tables_path: Path | None = None
+    ddl: dict[str, str | SchemaError] | None = None
     _entries: dict[str, dict] | None = field(default=None, init=False, repr=False, compare=False)
     _schemas: dict[str, Schema | SchemaError] = field(
         default_factory=dict, init=False, repr=False, compare=False)
@@ -77,7 +82,10 @@ class Benchmark:
                                         compare=False)
 
     def __post_init__(self) -> None:
-        self.tables_path = Path(self.tables_path)
+        if (self.tables_path is None) == (self.ddl is None):
+            raise ValueError("a Benchmark needs exactly one of tables_path and ddl")
+        if self.tables_path is not None:
+            self.tables_path = Path(self.tables_path)
         self._by_id = {q.question_id: q for q in self.questions}
 
     def question(self, question_id: str) -> Question | None:
@@ -86,12 +94,8 @@ class Benchmark:
     def schema(self, db_id: str) -> Schema:
         """The schema of ``db_id`` from the tables file; a failure is cached and re-raised."""
         if db_id not in self._schemas:
-            entry = self._tables().get(db_id)
             try:
-                if entry is None:
-                    raise SchemaError(f"db_id {db_id!r} is not in {self.tables_path}")
-                self._schemas[db_id] = schema_from_tables_entry(
-                    entry, source=f"{self.tables_path}#{db_id}")
+                self._schemas[db_id] = self._build(db_id)
             except SchemaError as e:
                 self._schemas[db_id] = e
         found = self._schemas[db_id]
@@ -99,11 +103,25 @@ class Benchmark:
             raise found
         return found
 
+    def _build(self, db_id: str) -> Schema:
+        if self.ddl is not None:
+            ddl = self.ddl.get(db_id)
+            if ddl is None:
+                raise SchemaError(f"db_id {db_id!r} has no schema in benchmark {self.name}")
+            if isinstance(ddl, SchemaError):
+                raise ddl
+            return schema_from_ddl(ddl, source=f"{self.name}#{db_id}")
+        entry = self._tables().get(db_id)
+        if entry is None:
+            raise SchemaError(f"db_id {db_id!r} is not in {self.tables_path}")
+        return schema_from_tables_entry(entry, source=f"{self.tables_path}#{db_id}")
+
     def schema_fingerprint(self, db_id: str) -> str:
         """SHA-256 of the schema's DDL: result keys change when the schema does."""
         return hashlib.sha256(self.schema(db_id).ddl.encode("utf-8")).hexdigest()
 
     def _tables(self) -> dict[str, dict]:
+        assert self.tables_path is not None
         if self._entries is None:
             self._entries = _read_tables(self.tables_path)
         return self._entries

@@ -47,11 +47,14 @@ class EvaluationSettings:
     probe_trials: int = 300
     now: str = DEFAULT_NOW
     ex_time_limit: float = 30.0  # seconds for the gold query on the real database
+    dialect: str = "sqlite"  # the queries' SQL dialect (spotit.frontend.dialects)
 
     def key_settings(self, mentions_now: bool) -> dict[str, Any]:
         out = asdict(self)
         out.pop("benchmark")
         out.pop("ex_time_limit")  # EX-TEST's limit does not change SpotIt's verdict
+        if self.dialect == "sqlite":
+            out.pop("dialect")  # keys of runs from before dialects existed stay valid
         if not mentions_now:
             out.pop("now")  # only queries that read the clock depend on it
         return out
@@ -99,7 +102,8 @@ def check_pair(job: PairJob) -> dict[str, Any]:
         return out
     res = check(_schema(job.ddl), job.question.gold, job.prediction.sql, bound=s["bound"],
                 solver=s["solver"], semantics=job.semantics, timeout=s["timeout"],
-                now=datetime.fromisoformat(s["now"]), probe_trials=s["probe_trials"])
+                now=datetime.fromisoformat(s["now"]), probe_trials=s["probe_trials"],
+                dialect=s.get("dialect", "sqlite"))
     data = res.to_json()
     out.update(verdict=data["verdict"], reason=data["reason"], seconds=data["seconds"],
                result=data)
@@ -327,7 +331,7 @@ def _batches(stream: Iterable, seconds: float) -> Iterator[list]:
         yield batch
 
 
-def run_evaluation(*, benchmark: str, dev: str | Path, tables: str | Path,
+def run_evaluation(*, benchmark: str, dev: str | Path, tables: str | Path | None,
                    predictions: dict[str, str | Path], results: str | Path,
                    db_dir: str | Path | None = None,
                    ex_labels: dict[str, str | Path] | None = None,
@@ -337,17 +341,30 @@ def run_evaluation(*, benchmark: str, dev: str | Path, tables: str | Path,
                    progress: Callable[[int, int, dict[str, int]], None] | None = None
                    ) -> tuple[ResultsStore, int]:
     """``spotit evaluate`` from Python: read the inputs (any problem with a file raises
-    ``InputError`` naming it before anything runs), run, return (store, run id)."""
+    ``InputError`` naming it before anything runs), run, return (store, run id).
+
+    For ``verieql`` the dev file holds the schemas and both queries of each pair:
+    no ``tables`` or ``predictions`` are read (the file's second queries are the
+    predictions of a system named after it)."""
     from spotit.experiments.inputs import (
+        InputError,
         load_benchmark,
         load_ex_labels,
         load_predictions,
         select_questions,
     )
 
-    bench = load_benchmark(benchmark, dev, tables)
+    if benchmark == "verieql":
+        from spotit.experiments.verieql import load_verieql
+
+        bench, system, own = load_verieql(dev)
+        preds = {system: own}
+    else:
+        if tables is None:
+            raise InputError(f"benchmark {benchmark} needs its tables file (--tables)")
+        bench = load_benchmark(benchmark, dev, tables)
+        preds = {name: load_predictions(path, bench) for name, path in predictions.items()}
     chosen = select_questions(bench, questions, limit)
-    preds = {name: load_predictions(path, bench) for name, path in predictions.items()}
     labels = {name: load_ex_labels(path, bench) for name, path in (ex_labels or {}).items()}
     ev = Evaluation(bench, chosen, preds, settings or EvaluationSettings(benchmark),
                     str(db_dir) if db_dir is not None else None, labels,
