@@ -39,6 +39,15 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--probe-trials", type=int, default=300,
                    help="random databases tried before the solver (0: solver only)")
     _add_dialect_arg(p)
+    _add_data_arg(p)
+
+
+def _add_data_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", default="declared", choices=["declared", "sqlite"],
+                   help="what the columns may hold: 'declared' (default) values of each "
+                        "column's declared type; 'sqlite' any value SQLite stores there "
+                        "(text in a DATE column, 50.5 in an INTEGER one): the strongest "
+                        "'equivalent'")
 
 
 def _add_dialect_arg(p: argparse.ArgumentParser) -> None:
@@ -71,7 +80,7 @@ def cmd_check(args) -> int:
     res = check(args.schema, args.gold, args.pred, bound=args.bound, solver=args.solver,
                 semantics=args.semantics, timeout=args.timeout, db_id=args.db_id,
                 now=_now(args), minimize=not args.no_minimize,
-                probe_trials=args.probe_trials, dialect=args.dialect)
+                probe_trials=args.probe_trials, dialect=args.dialect, data=args.data)
     schema = None
     with contextlib.suppress(SpotItError):
         schema = coerce_schema(args.schema, args.db_id)
@@ -104,7 +113,8 @@ def cmd_smtlib(args) -> int:
     try:
         paths = export_smtlib(args.schema, args.gold, _sql_arg(args.pred[0]), out_dir=args.out,
                               bound=args.bound, semantics=args.semantics or "set",
-                              db_id=args.db_id, now=_now(args), dialect=args.dialect)
+                              db_id=args.db_id, now=_now(args), dialect=args.dialect,
+                              data=args.data)
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
     for p in paths:
@@ -144,6 +154,7 @@ def _smtlib_suite(args) -> int:
         summary = export_suite(
             bench, questions, preds, out_dir=args.out, bound=args.bound,
             semantics=args.semantics, now=now, known=known, dialect=args.dialect,
+            data=args.data,
             progress=None if bar is None else lambda done, total: bar(done, total, {}))
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
@@ -204,7 +215,7 @@ def cmd_evaluate(args) -> int:
             benchmark=args.benchmark, bound=args.bound, solver=args.solver,
             timeout=args.timeout, semantics=args.semantics, probe_trials=args.probe_trials,
             now=args.now or EvaluationSettings.now, ex_time_limit=args.ex_time_limit,
-            dialect=args.dialect)
+            dialect=args.dialect, data=args.data)
         store, run_id = run_evaluation(
             benchmark=args.benchmark, dev=args.dev, tables=args.tables, predictions=preds,
             results=args.results, db_dir=args.db_dir, ex_labels=labels,
@@ -366,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS; "
                                  "with --benchmark the default is evaluate's)")
     _add_dialect_arg(p)
+    _add_data_arg(p)
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=cmd_smtlib)
 
@@ -413,6 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="result comparison (default: BIRD set; Spider bag, list with ORDER BY; "
                         "VeriEQL bag)")
     _add_dialect_arg(p)
+    _add_data_arg(p)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per check (default 60)")
     p.add_argument("--probe-trials", type=int, default=300,
                    help="random databases tried before the solver (0: solver only)")

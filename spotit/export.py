@@ -63,9 +63,10 @@ def pair_source(gold: str, pred: str, k: int, semantics: str, **facts: object) -
 
 def export_smtlib(schema, gold: str, pred: str, *, out_dir: str | Path, bound: int = 5,
                   semantics: str = "set", db_id: str | None = None,
-                  now: datetime | None = None, dialect: str = "sqlite") -> list[Path]:
+                  now: datetime | None = None, dialect: str = "sqlite",
+                  data: str = "declared") -> list[Path]:
     sch = coerce_schema(schema, db_id)
-    opts = CheckOptions(bound=bound, semantics=Semantics(semantics))
+    opts = CheckOptions(bound=bound, semantics=Semantics(semantics), data=data)
     if now is not None:
         opts.now = now
     if dialect.strip().lower() != "sqlite":

@@ -56,6 +56,10 @@ PREFERRED = "preferred!"
 EXACT = "exact!"
 
 
+DATA_LEVELS = ("declared", "sqlite")
+"""What the columns may hold, weakest assumption last (see ``Schema.with_data``)."""
+
+
 @dataclass
 class CheckOptions:
     bound: int = DEFAULT_BOUND
@@ -67,6 +71,7 @@ class CheckOptions:
     max_nodes: int = 2_000_000
     probe_trials: int = DEFAULT_TRIALS  # random databases tried before the solver (0: none)
     int_strings: bool = True  # text as integers where only equality is used (IntStrings)
+    data: str = "declared"  # what the columns hold: declared types, or anything (sqlite)
 
 
 def current_instant() -> datetime:
@@ -89,12 +94,14 @@ def check(
     probe_trials: int = DEFAULT_TRIALS,
     int_strings: bool = True,
     dialect: str = "sqlite",
+    data: str = "declared",
 ) -> CheckResult:
     """Are ``gold`` and ``pred`` equivalent on every database of at most ``bound`` rows
     per table? Never raises for bad input: problems become the verdict's reason.
 
     Queries in another ``dialect`` are checked as their SQLite translation
-    (``spotit.frontend.dialects``), which is recorded on the result.
+    (``spotit.frontend.dialects``), which is recorded on the result. ``data`` is what
+    the columns may hold (``Schema.with_data``): the verdict holds under that level.
 
     Example:
         >>> r = check("CREATE TABLE t(a INTEGER);", "SELECT a FROM t WHERE a > 1",
@@ -106,11 +113,14 @@ def check(
         bound=bound, solver=solver,
         semantics=semantics if isinstance(semantics, Semantics) else Semantics(semantics),
         timeout=timeout, minimize=minimize, probe_trials=probe_trials,
-        int_strings=int_strings,
+        int_strings=int_strings, data=data,
     )
     if now is not None:
         opts.now = now
     start = time.monotonic()
+    if data not in DATA_LEVELS:
+        return _fail(opts, Verdict.ERROR, f"unknown data level {data!r} (one of "
+                     f"{', '.join(DATA_LEVELS)})", start)
     try:
         sch = coerce_schema(schema, db_id)
     except SpotItError as e:
@@ -159,12 +169,12 @@ def coerce_schema(schema: Schema | str | Path, db_id: str | None = None) -> Sche
 
 def _fail(opts: CheckOptions, verdict: Verdict, reason: str, start: float) -> CheckResult:
     return CheckResult(verdict, opts.bound, opts.solver, opts.semantics.value,
-                       seconds=time.monotonic() - start, reason=reason)
+                       seconds=time.monotonic() - start, reason=reason, data=opts.data)
 
 
 class Checker:
     def __init__(self, schema: Schema, opts: CheckOptions):
-        self.schema = schema
+        self.schema = schema.with_data(opts.data)
         self.opts = opts
 
     # ------------------------------------------------------------------ front end
@@ -197,7 +207,7 @@ class Checker:
         self.pred_run = pin_now(pred, opts.now)
         deadline = start + opts.timeout if opts.timeout else None
         result = CheckResult(Verdict.ERROR, opts.bound, opts.solver, opts.semantics.value,
-                         now=opts.now.strftime("%Y-%m-%d %H:%M:%S"))
+                             now=opts.now.strftime("%Y-%m-%d %H:%M:%S"), data=opts.data)
         try:
             self.accepted(gold, "gold")
             self.accepted(pred, "pred")

@@ -53,6 +53,13 @@ def sql_script(schema: Schema, rows: dict[str, list[tuple]]) -> str:
     return "\n".join(out) + "\n"
 
 
+DATA_MEANING = {
+    "declared": "declared (each column holds values of its declared type; "
+                "--data sqlite assumes only what SQLite enforces)",
+    "sqlite": "sqlite (any value SQLite stores in each column)",
+}
+
+
 def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str = "",
                   pred: str = "") -> str:
     verdict = res.verdict.value
@@ -62,7 +69,7 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
         verdict += f" (vacuous: {who} no rows within the bound)"
     head = (f"verdict: {verdict}  (bound {res.bound}, {res.solver}, "
             f"{res.semantics} semantics, {res.seconds:.2f} s)")
-    lines = [head]
+    lines = [head, "data: " + DATA_MEANING.get(res.data, res.data)]
     if res.reason:
         lines.append(f"reason: {res.reason}")
     if res.approximations and res.verdict in (Verdict.SPURIOUS, Verdict.NOT_EQUIVALENT):

@@ -23,7 +23,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from spotit import ddl as ddl_text
@@ -44,6 +44,8 @@ class Column:
     not_null: bool = False
     collation: str = BINARY  # the declared collating sequence, upper case
     strict: bool = False  # of a STRICT table: the type is enforced, ANY has no affinity
+    # any value SQLite would store (--data sqlite), not only values of the declared type
+    any_storage: bool = False
 
     @property
     def affinity(self) -> Affinity:
@@ -55,6 +57,11 @@ class Column:
     def domain(self) -> Domain:
         if self.strict and self.declared_type.upper() == "ANY":
             return Domain.ANY
+        if self.any_storage and not self.strict:
+            # SQLite stores any value in any column; only TEXT affinity turns every
+            # number into text. (Numbers in REAL columns, and numeric-looking text in
+            # numeric ones, are converted on insert: searching them too is a superset.)
+            return Domain.TEXT if self.affinity is Affinity.TEXT else Domain.ANY
         return domain_of_declared_type(self.declared_type)
 
 
@@ -182,6 +189,25 @@ class Schema:
     # registered as placeholders that refuse to compare, so the DDL loads
     foreign_collations: tuple[str, ...] = ()
     cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def with_data(self, level: str) -> Schema:
+        """The schema whose columns hold what data ``level`` assumes.
+
+        ``declared`` (SpotIt's default): each column holds values of its declared type
+        (a valid date in a DATE column, an integer in an INTEGER column). ``sqlite``:
+        any value SQLite stores in a column of that affinity (text in a DATE or
+        INTEGER column, 50.5 in an INTEGER column) -- the weakest assumption, so the
+        strongest "equivalent". STRICT tables and rowid aliases keep their types:
+        SQLite enforces them.
+        """
+        if level == "declared":
+            return self
+        if level != "sqlite":
+            raise SchemaError(f"unknown data level {level!r} (declared or sqlite)")
+        tables = tuple(replace(t, columns=tuple(
+            c if t.strict or c.name == t.rowid_alias else replace(c, any_storage=True)
+            for c in t.columns)) for t in self.tables)
+        return replace(self, tables=tables, cache={})
 
     def view(self, name: str) -> View | None:
         low = name.lower()

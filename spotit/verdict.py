@@ -65,6 +65,9 @@ class CheckResult:
     unbounded: bool = False
     # the SQLite SQL that was checked, when the queries were written in another dialect
     transpiled: dict[str, str] | None = None
+    # what the columns were assumed to hold ("declared" types, or anything "sqlite"
+    # stores): an equivalence holds under this level, not under a weaker one
+    data: str = "declared"
     cex_rows: dict[str, list[tuple]] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:

@@ -48,6 +48,7 @@ class EvaluationSettings:
     now: str = DEFAULT_NOW
     ex_time_limit: float = 30.0  # seconds for the gold query on the real database
     dialect: str = "sqlite"  # the queries' SQL dialect (spotit.frontend.dialects)
+    data: str = "declared"  # what the columns may hold (spotit.schema.Schema.with_data)
 
     def key_settings(self, mentions_now: bool) -> dict[str, Any]:
         out = asdict(self)
@@ -55,6 +56,8 @@ class EvaluationSettings:
         out.pop("ex_time_limit")  # EX-TEST's limit does not change SpotIt's verdict
         if self.dialect == "sqlite":
             out.pop("dialect")  # keys of runs from before dialects existed stay valid
+        if self.data == "declared":
+            out.pop("data")  # likewise for runs from before data levels
         if not mentions_now:
             out.pop("now")  # only queries that read the clock depend on it
         return out
@@ -103,7 +106,7 @@ def check_pair(job: PairJob) -> dict[str, Any]:
     res = check(_schema(job.ddl), job.question.gold, job.prediction.sql, bound=s["bound"],
                 solver=s["solver"], semantics=job.semantics, timeout=s["timeout"],
                 now=datetime.fromisoformat(s["now"]), probe_trials=s["probe_trials"],
-                dialect=s.get("dialect", "sqlite"))
+                dialect=s.get("dialect", "sqlite"), data=s.get("data", "declared"))
     data = res.to_json()
     out.update(verdict=data["verdict"], reason=data["reason"], seconds=data["seconds"],
                result=data)

@@ -48,14 +48,15 @@ class KnownAnswers:
         default_factory=lambda: defaultdict(list))
 
     @staticmethod
-    def pair(system: str, question_id: str, gold: str, pred: str, semantics: str) -> tuple:
-        return (system, str(question_id), gold, pred, semantics)
+    def pair(system: str, question_id: str, gold: str, pred: str, semantics: str,
+             data: str) -> tuple:
+        return (system, str(question_id), gold, pred, semantics, data)
 
     def add(self, record: PairRecord) -> None:
         if record.pred is None:
             return
         pair = self.pair(record.system, record.question_id, record.gold, record.pred,
-                         record.semantics)
+                         record.semantics, record.result.get("data", "declared"))
         solver = record.result.get("solver") or ""
         for stat in record.result.get("per_bound") or []:
             if stat.get("status") != "unsat":
@@ -117,7 +118,7 @@ def export_suite(benchmark: Benchmark, questions: list[Question],
                  predictions: dict[str, dict[str, Prediction]], *, out_dir: str | Path,
                  bound: int, semantics: str | None, now: datetime,
                  known: KnownAnswers | None = None, pin_solver: str = "z3",
-                 dialect: str = "sqlite",
+                 dialect: str = "sqlite", data: str = "declared",
                  progress: Callable[[int, int], None] | None = None) -> SuiteSummary:
     """Write the suite; one pair's failure costs that pair only (``skipped.csv``)."""
     out = Path(out_dir)
@@ -140,7 +141,7 @@ def export_suite(benchmark: Benchmark, questions: list[Question],
                     if pred is None or pred.sql is None:
                         raise SpotItError(pred.problem if pred else "no prediction")
                     rows = _export_pair(benchmark, q, system, pred.sql, sem, out, bound,
-                                        now, known, pin_solver, summary, dialect)
+                                        now, known, pin_solver, summary, dialect, data)
                 except SpotItError as e:
                     skipped.writerow((system, q.question_id, q.db_id, str(e)))
                     summary.skipped += 1
@@ -160,7 +161,7 @@ def export_suite(benchmark: Benchmark, questions: list[Question],
 
 def _export_pair(benchmark: Benchmark, q: Question, system: str, pred: str, semantics: str,
                  out: Path, bound: int, now: datetime, known: KnownAnswers, pin_solver: str,
-                 summary: SuiteSummary, dialect: str) -> list[tuple]:
+                 summary: SuiteSummary, dialect: str, data: str) -> list[tuple]:
     from spotit.encodings.equivalence import Semantics
     from spotit.export import benchmark_script, pair_source
     from spotit.pipeline import Checker, CheckOptions, in_sqlite
@@ -168,13 +169,14 @@ def _export_pair(benchmark: Benchmark, q: Question, system: str, pred: str, sema
     from spotit.smt.walkers import formula_size
 
     schema = benchmark.schema(q.db_id)
-    checker = Checker(schema, CheckOptions(bound=bound, semantics=Semantics(semantics), now=now))
+    checker = Checker(schema, CheckOptions(bound=bound, semantics=Semantics(semantics), now=now,
+                                           data=data))
     gold, pred_sql = q.gold, pred
     if dialect != "sqlite":  # results are matched on the queries as written
         gold, pred_sql = in_sqlite(q.gold, pred, dialect, schema, Semantics(semantics))
     gold_plan = checker.plan(gold, "gold")
     pred_plan = checker.plan(pred_sql, "pred")
-    pair = KnownAnswers.pair(system, q.question_id, q.gold, pred, semantics)
+    pair = KnownAnswers.pair(system, q.question_id, q.gold, pred, semantics, data)
     folder = out / _safe(system) / _safe(q.db_id)
     folder.mkdir(parents=True, exist_ok=True)
     rows = []

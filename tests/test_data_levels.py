@@ -1,0 +1,92 @@
+"""The data ladder: ``--data declared`` (each column holds values of its declared type)
+against ``--data sqlite`` (any value SQLite stores there). Verdicts derived by hand:
+
+- ``a + 0 = a`` against ``a IS NOT NULL`` on an INTEGER column: for every integer
+  (and real) ``a + 0 = a``; but SQLite stores the text ``''`` in an INTEGER column as
+  text, ``'' + 0`` is 0 and 0 = '' is false (a number is never equal to a text).
+- On a TEXT column a number is stored as text, so ``s = 5`` and ``s = '5'`` agree at
+  every level (the literal gets the column's TEXT affinity).
+- A STRICT table enforces its types: ``sqlite`` assumes nothing more than ``declared``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from spotit import cli
+from spotit.pipeline import check
+from spotit.schema import schema_from_ddl
+
+SCHEMA = "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, s TEXT, d DATE);"
+PLUS_ZERO = ("SELECT id FROM t WHERE a + 0 = a", "SELECT id FROM t WHERE a IS NOT NULL")
+
+
+def _differ_on_sqlite(ddl: str, counterexample: dict, gold: str, pred: str) -> bool:
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(ddl)
+    for table, rows in counterexample.items():
+        for row in rows:
+            cols = ", ".join(f'"{c}"' for c in row)
+            conn.execute(f'INSERT INTO "{table}" ({cols}) VALUES ({", ".join("?" * len(row))})',
+                         list(row.values()))
+    return sorted(conn.execute(gold).fetchall()) != sorted(conn.execute(pred).fetchall())
+
+
+@pytest.mark.parametrize("solver", ["z3", "cvc5"])
+def test_text_in_an_integer_column_needs_the_sqlite_level(solver):
+    gold, pred = PLUS_ZERO
+    declared = check(SCHEMA, gold, pred, bound=2, solver=solver, probe_trials=0)
+    assert declared.verdict.value == "equivalent" and declared.data == "declared"
+    anything = check(SCHEMA, gold, pred, bound=2, solver=solver, probe_trials=0, data="sqlite")
+    assert anything.verdict.value == "not_equivalent" and anything.data == "sqlite"
+    (row,) = anything.counterexample["t"]
+    assert isinstance(row["a"], str)  # only a text can do it
+    assert _differ_on_sqlite(SCHEMA, anything.counterexample, gold, pred)
+
+
+def test_dates_that_are_not_dates():
+    """The issue's pair: equal on valid dates, not on text SQLite keeps in a DATE column."""
+    gold = "SELECT id FROM t WHERE d LIKE '2012%'"
+    pred = "SELECT id FROM t WHERE STRFTIME('%Y', d) = '2012'"
+    assert check(SCHEMA, gold, pred, bound=1, probe_trials=0).verdict.value == "equivalent"
+    res = check(SCHEMA, gold, pred, bound=1, data="sqlite", timeout=60)
+    assert res.verdict.value == "not_equivalent", res.reason
+    assert _differ_on_sqlite(SCHEMA, res.counterexample, gold, pred)
+
+
+@pytest.mark.parametrize("ddl", [
+    SCHEMA,  # a TEXT column turns numbers into text at every level
+    "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, s TEXT, d TEXT) STRICT;",
+])
+def test_what_sqlite_enforces_stays(ddl):
+    text = ("SELECT id FROM t WHERE s = 5", "SELECT id FROM t WHERE s = '5'")
+    assert check(ddl, *text, bound=2, probe_trials=0, data="sqlite").verdict.value == \
+        "equivalent"
+    if "STRICT" in ddl:
+        res = check(ddl, *PLUS_ZERO, bound=2, probe_trials=0, data="sqlite")
+        assert res.verdict.value == "equivalent"
+
+
+def test_schema_levels_change_only_unenforced_columns():
+    s = schema_from_ddl(SCHEMA).with_data("sqlite")
+    t = s.require_table("t")
+    domains = {c.name: c.domain.value for c in t.columns}
+    assert domains == {"id": "integer", "a": "any", "s": "text", "d": "any"}
+    assert schema_from_ddl(SCHEMA).with_data("declared").require_table("t").columns[3] \
+        .domain.value == "date"
+
+
+def test_every_verdict_says_its_level(capsys):
+    gold, pred = PLUS_ZERO
+    assert cli.main(["check", "--schema", SCHEMA, "--gold", gold, "--pred", pred, "--bound",
+                     "1", "--probe-trials", "0", "--data", "sqlite", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["data"] == "sqlite"
+    assert cli.main(["check", "--schema", SCHEMA, "--gold", gold, "--pred", pred, "--bound",
+                     "1", "--probe-trials", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "verdict: equivalent" in out and "data: declared" in out
+    bad = check(SCHEMA, gold, pred, data="realistic-ish")
+    assert bad.verdict.value == "error" and "data level" in bad.reason
