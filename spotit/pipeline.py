@@ -10,6 +10,7 @@ made smaller and more readable), unconfirmed ones are recorded as
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 import zlib
@@ -39,7 +40,7 @@ from spotit.probe import (
     ProbeResult,
     probe,
 )
-from spotit.schema import Schema, load_schema
+from spotit.schema import Schema, internal_table_construct, is_internal_table, load_schema
 from spotit.smt.intstrings import IntStrings
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
@@ -146,6 +147,11 @@ class Checker:
         try:
             conn.execute("EXPLAIN " + sql)
         except (sqlite3.Error, sqlite3.Warning) as e:
+            missing = re.match(r"no such table: (?:main\.)?(\S+)$", str(e))
+            if missing and is_internal_table(missing.group(1)):
+                # a schema from tables.json leaves SQLite's internal tables out
+                raise Unsupported(internal_table_construct(missing.group(1)),
+                                  source=who) from None
             raise SpotItError(f"SQLite rejects it: {e}", source=who) from None
         finally:
             conn.close()
@@ -169,10 +175,13 @@ class Checker:
         deadline = start + opts.timeout if opts.timeout else None
         result = CheckResult(Verdict.ERROR, opts.bound, opts.solver, opts.semantics.value,
                          now=opts.now.strftime("%Y-%m-%d %H:%M:%S"))
+        result.notes = list(self.schema.notes)
         try:
             self.accepted(gold, "gold")
             self.accepted(pred, "pred")
             solver = get_solver(opts.solver)
+        except Unsupported as e:
+            return self._done(result, Verdict.UNSUPPORTED, str(e), start)
         except SpotItError as e:
             return self._done(result, Verdict.ERROR, str(e), start)
         try:

@@ -62,6 +62,8 @@ class CheckResult:
     # size: ``unbounded``), or "solver" (every bound up to ``bound``)
     proof: str | None = None
     unbounded: bool = False
+    # what loading the schema left out (SQLite's internal tables of a tables.json ...)
+    notes: list[str] = field(default_factory=list)
     cex_rows: dict[str, list[tuple]] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from spotit.ir.types import (
     affinity_of_declared_type,
 )
 from spotit.ir.walk import rewrite
-from spotit.schema import Schema, View
+from spotit.schema import Schema, View, internal_table_construct, is_internal_table
 
 AGGREGATES = {"COUNT", "SUM", "AVG", "MIN", "MAX", "TOTAL", "GROUP_CONCAT"}
 
@@ -397,6 +397,8 @@ class _Binder:
                 view = self.schema.view(f.name)
                 if view is not None:
                     return self._view(view, alias, outer, f.pos)
+                if is_internal_table(f.name):
+                    raise Unsupported(internal_table_construct(f.name), pos=f.pos)
                 raise BindError(f"no such table: {f.name}", pos=f.pos)
             try:
                 rules = table_rules(self.schema, table)
