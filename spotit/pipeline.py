@@ -360,7 +360,8 @@ class Checker:
         reset_env()  # a fresh pysmt environment: formulas of earlier bounds are dropped
         b = Builder()
         db = SymbolicDatabase(self.schema, k, b)
-        enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes))
+        enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes,
+                                         order_observable=self.opts.semantics is Semantics.LIST))
         r1 = enc.rel(gold_plan)
         r2 = enc.rel(pred_plan)
         diff = differ(b, r1, r2, self.opts.semantics)

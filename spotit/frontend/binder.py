@@ -268,12 +268,6 @@ class _Binder:
                 assert expr is not None
                 if expr in select_exprs:
                     index = select_exprs.index(expr)
-                elif sel.distinct:
-                    if limit is None and offset == 0:
-                        continue  # order of a DISTINCT result without LIMIT: irrelevant here
-                    raise Unsupported(
-                        "ORDER BY a term that is not in the DISTINCT select list", pos=okey.pos
-                    )
                 else:
                     if expr not in extra:
                         extra.append(expr)
@@ -288,6 +282,8 @@ class _Binder:
         )
         proj = R.Project(rel, tuple(select_exprs) + tuple(extra), ext_cols)
         base: R.Rel = R.Distinct(proj) if sel.distinct else proj
+        if sel.distinct and extra:
+            base = _distinct_with_order_terms(proj, n)
         sorted_rel: R.Rel = R.Sort(base, tuple(sort_keys), limit, offset)
         if extra:
             sorted_rel = R.Project(
@@ -751,6 +747,24 @@ class _Rebase:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _distinct_with_order_terms(proj: R.Project, n: int) -> R.Rel:
+    """``SELECT DISTINCT <n columns> ... ORDER BY <terms outside the list>``: SQLite
+    deduplicates on the n result columns only (an ephemeral index on them) and hands
+    the sorter the ORDER BY terms of the *first row it meets* of each class, in its
+    scan order (``select.c``; EXPLAIN shows ``Found`` on the index, then
+    ``SorterInsert``). Which row that is depends on the plan: an arbitrary choice, as
+    for a bare column next to an aggregate. So it is one: GROUP BY the result columns,
+    each extra term a BARE aggregate (some row of the class), which is exact whenever
+    the class's rows agree on the term."""
+    cols = proj.columns
+    keys = tuple(S.ColumnRef(0, i, c.affinity, c.name, c.collation)
+                 for i, c in enumerate(cols[:n]))
+    bare = tuple(R.AggCall("BARE", S.ColumnRef(0, i, c.affinity, c.name, c.collation))
+                 for i, c in enumerate(cols) if i >= n)
+    return R.Aggregate(proj, keys, bare, cols)
+
 
 _NOT_CONSTANT = object()
 
