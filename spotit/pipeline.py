@@ -198,6 +198,8 @@ class Checker:
             return self._done(result, Verdict.ERROR, str(e), start)
         gold_form, gold_rules = canonical(gold_plan, opts.semantics.value)
         pred_form, pred_rules = canonical(pred_plan, opts.semantics.value)
+        if gold_form == pred_form and (outside := self._outside_fragment(gold_plan)):
+            return self._done(result, Verdict.UNSUPPORTED, outside, start)
         if gold_form == pred_form:
             result.proven_bound = opts.bound
             result.proof = "canonical form"
@@ -229,6 +231,10 @@ class Checker:
                 outcome = (Verdict.ERROR,
                            f"internal error at bound {k}: {type(e).__name__}: {e}")
             if outcome is not None:
+                if found is not None and outcome[0] is Verdict.UNSUPPORTED:
+                    return self._probe_verdict(result, found, f"; the queries are outside the "
+                                               f"fragment SpotIt can prove things about: "
+                                               f"{outcome[1]}", start)
                 if found is not None and outcome[0] is not Verdict.NOT_EQUIVALENT:
                     return self._probe_verdict(result, found, f"; the solver could not rule "
                                                f"out a smaller one: {outcome[1]}", start)
@@ -263,6 +269,21 @@ class Checker:
         return self._equivalent(result, f"no difference on any database of at most "
                                 f"{opts.bound} rows per table",
                                 {"gold": gold_plan, "pred": pred_plan}, solver, deadline, start)
+
+    def _outside_fragment(self, plan: Rel) -> str | None:
+        """What the encoder cannot model in ``plan`` (found by encoding it at k = 1), or
+        None: nothing is proved about a query outside the fragment, even by its form."""
+        reset_env()
+        b = Builder()
+        enc = Encoder(SymbolicDatabase(self.schema, 1, b),
+                      EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes))
+        try:
+            enc.rel(plan)
+        except Unsupported as e:
+            return str(e)
+        except (SpotItError, RecursionError):
+            return None
+        return None
 
     # ------------------------------------------------------------------ vacuity
 
