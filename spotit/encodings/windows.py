@@ -30,19 +30,19 @@ See docs/semantics.md, "Window functions".
 from __future__ import annotations
 
 from pysmt.fnode import FNode
-from pysmt.typing import INT
+from pysmt.typing import BOOL, INT
 
 from spotit.encodings import collation
 from spotit.encodings import conversions as C
-from spotit.encodings.aggregates import _count, _extreme, _sum_like
+from spotit.encodings.aggregates import _count, _extreme, _sum_like, _sums_as_integer
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import WINDOW_FUNCTIONS, encodes, window_function
 from spotit.encodings.relational import Concat, push, same_row
-from spotit.encodings.values import Value, choose, int_value, null_value, real_value
+from spotit.encodings.values import Alt, Value, choose, int_value, null_value, real_value
 from spotit.errors import Unsupported
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.types import BINARY
+from spotit.ir.types import BINARY, StorageClass
 
 
 @encodes(R.Window)
@@ -378,6 +378,40 @@ def win_nth_value(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]:
 # ---------------------------------------------------------------------- aggregates
 
 
+def _sliding(f: R.Frame) -> bool:
+    """Whether SQLite removes rows from the running aggregate (its xInverse): a frame
+    whose start moves, or one that excludes rows."""
+    return f.start.kind != "UNBOUNDED PRECEDING" or f.exclude != "NO OTHERS"
+
+
+def _sum_history(enc: Encoder, w: Windowed, i: int, vals: list[Value], v: Value) -> Value:
+    """SUM over a sliding frame: SQLite's sum stays REAL once a non-integer has entered
+    it, even after that row left the frame (sumInverse keeps the ``approx`` flag), so
+    an all-integer frame may still give a REAL. Which rows entered before depends on
+    the partition's history: the class is left free (INTEGER or REAL, the same
+    number) unless no row of the partition is a non-integer summand."""
+    b = enc.b
+    int_alt = next((a for a in v.alts if a.cls is StorageClass.INTEGER), None)
+    if int_alt is None:
+        return v
+    real_alt = next((a for a in v.alts if a.cls is StorageClass.REAL), None)
+    partition_real = b.or_(b.and_(w.members[i][j], b.not_(vals[j].null),
+                                  b.not_(_sums_as_integer(enc, vals[j])))
+                           for j in range(w.n))
+    if partition_real.is_false():
+        return v
+    drift = b.fresh("sum_history_real", BOOL)
+    enc.define([drift], b.implies(drift, partition_real),
+               "the class (INTEGER or REAL) of SUM over a sliding window frame",
+               b.not_(partition_real))
+    as_real = b.to_real(int_alt.term)
+    alts = [Alt(StorageClass.INTEGER, b.and_(int_alt.guard, b.not_(drift)), int_alt.term),
+            Alt(StorageClass.REAL, b.or_(b.and_(int_alt.guard, drift),
+                                         real_alt.guard if real_alt else b.FALSE),
+                b.ite(int_alt.guard, as_real, real_alt.term) if real_alt else as_real)]
+    return Value(v.null, tuple(alts))
+
+
 def _aggregate(func: str):
     def encode(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]:
         frames = w.frame(call.frame)
@@ -392,8 +426,10 @@ def _aggregate(func: str):
                 out.append(_extreme(enc, frames[i], vals, func == "MAX", coll)[0])
             else:
                 assert vals is not None
-                out.append(_sum_like(enc, R.AggCall(func, call.args[0]), frames[i], vals,
-                                     coll))
+                v = _sum_like(enc, R.AggCall(func, call.args[0]), frames[i], vals, coll)
+                if func == "SUM" and _sliding(call.frame):
+                    v = _sum_history(enc, w, i, vals, v)
+                out.append(v)
         return out
 
     encode.__name__ = f"win_{func.lower()}"

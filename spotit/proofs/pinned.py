@@ -191,12 +191,14 @@ def _decode(model: dict):
     return {1: model.get("out!i"), 2: model.get("out!r"), 3: model.get("out!s")}.get(cls)
 
 
-def _pins(b: Builder, db: SymbolicDatabase, schema: Schema, row: tuple):
-    table = schema.require_table("t")
+def _pins(b: Builder, db: SymbolicDatabase, schema: Schema, row: tuple, name: str = "t",
+          index: int = 0):
+    """Formulas fixing row ``index`` of table ``name`` to the stored values ``row``."""
+    table = schema.require_table(name)
     out = []
     for i, v in enumerate(row):
-        value = db.cell("t", 0, i)
-        symbols = dict(db._cells[("t", 0, i)].symbols)
+        value = db.cell(name, index, i)
+        symbols = dict(db._cells[(name, index, i)].symbols)
         if v is None:
             out.append(value.null)
             continue
