@@ -10,6 +10,7 @@ made smaller and more readable), unconfirmed ones are recorded as
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 import zlib
@@ -39,7 +40,7 @@ from spotit.probe import (
     ProbeResult,
     probe,
 )
-from spotit.schema import Schema, load_schema
+from spotit.schema import Schema, internal_table_construct, is_internal_table, load_schema
 from spotit.smt.intstrings import IntStrings
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
@@ -185,6 +186,11 @@ class Checker:
         try:
             conn.execute("EXPLAIN " + sql)
         except (sqlite3.Error, sqlite3.Warning) as e:
+            missing = re.match(r"no such table: (?:main\.)?(\S+)$", str(e))
+            if missing and is_internal_table(missing.group(1)):
+                # a schema from tables.json leaves SQLite's internal tables out
+                raise Unsupported(internal_table_construct(missing.group(1)),
+                                  source=who) from None
             raise SpotItError(f"SQLite rejects it: {e}", source=who) from None
         finally:
             conn.close()
@@ -208,10 +214,13 @@ class Checker:
         deadline = start + opts.timeout if opts.timeout else None
         result = CheckResult(Verdict.ERROR, opts.bound, opts.solver, opts.semantics.value,
                              now=opts.now.strftime("%Y-%m-%d %H:%M:%S"), data=opts.data)
+        result.notes = list(self.schema.notes)
         try:
             self.accepted(gold, "gold")
             self.accepted(pred, "pred")
             solver = get_solver(opts.solver)
+        except Unsupported as e:
+            return self._done(result, Verdict.UNSUPPORTED, str(e), start)
         except SpotItError as e:
             return self._done(result, Verdict.ERROR, str(e), start)
         try:
@@ -228,6 +237,8 @@ class Checker:
             return self._done(result, Verdict.ERROR, str(e), start)
         gold_form, gold_rules = canonical(gold_plan, opts.semantics.value)
         pred_form, pred_rules = canonical(pred_plan, opts.semantics.value)
+        if gold_form == pred_form and (outside := self._outside_fragment(gold_plan)):
+            return self._done(result, Verdict.UNSUPPORTED, outside, start)
         if gold_form == pred_form:
             result.proven_bound = opts.bound
             result.proof = "canonical form"
@@ -259,6 +270,10 @@ class Checker:
                 outcome = (Verdict.ERROR,
                            f"internal error at bound {k}: {type(e).__name__}: {e}")
             if outcome is not None:
+                if found is not None and outcome[0] is Verdict.UNSUPPORTED:
+                    return self._probe_verdict(result, found, f"; the queries are outside the "
+                                               f"fragment SpotIt can prove things about: "
+                                               f"{outcome[1]}", start)
                 if found is not None and outcome[0] is not Verdict.NOT_EQUIVALENT:
                     return self._probe_verdict(result, found, f"; the solver could not rule "
                                                f"out a smaller one: {outcome[1]}", start)
@@ -293,6 +308,21 @@ class Checker:
         return self._equivalent(result, f"no difference on any database of at most "
                                 f"{opts.bound} rows per table",
                                 {"gold": gold_plan, "pred": pred_plan}, solver, deadline, start)
+
+    def _outside_fragment(self, plan: Rel) -> str | None:
+        """What the encoder cannot model in ``plan`` (found by encoding it at k = 1), or
+        None: nothing is proved about a query outside the fragment, even by its form."""
+        reset_env()
+        b = Builder()
+        enc = Encoder(SymbolicDatabase(self.schema, 1, b),
+                      EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes))
+        try:
+            enc.rel(plan)
+        except Unsupported as e:
+            return str(e)
+        except (SpotItError, RecursionError):
+            return None
+        return None
 
     # ------------------------------------------------------------------ vacuity
 
@@ -390,7 +420,8 @@ class Checker:
         reset_env()  # a fresh pysmt environment: formulas of earlier bounds are dropped
         b = Builder()
         db = SymbolicDatabase(self.schema, k, b)
-        enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes))
+        enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes,
+                                         order_observable=self.opts.semantics is Semantics.LIST))
         r1 = enc.rel(gold_plan)
         r2 = enc.rel(pred_plan)
         diff = differ(b, r1, r2, self.opts.semantics)

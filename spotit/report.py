@@ -72,6 +72,7 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
     lines = [head, "data: " + DATA_MEANING.get(res.data, res.data)]
     if res.reason:
         lines.append(f"reason: {res.reason}")
+    lines += [f"note: {n}" for n in res.notes]
     if res.approximations and res.verdict in (Verdict.SPURIOUS, Verdict.NOT_EQUIVALENT):
         lines.append("over-approximated: " + ", ".join(res.approximations))
     if res.verdict is Verdict.NOT_EQUIVALENT and res.counterexample is not None:

@@ -19,6 +19,7 @@ silently. See docs/semantics.md, "Schemas".
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sqlite3
@@ -188,6 +189,12 @@ class Schema:
     # collations the schema names that SQLite does not know (an application's own):
     # registered as placeholders that refuse to compare, so the DDL loads
     foreign_collations: tuple[str, ...] = ()
+    # what loading the schema left out or changed, for the user (shown with every
+    # check): e.g. SQLite's internal tables listed by a tables.json
+    notes: tuple[str, ...] = field(default=(), compare=False)
+    # SQLite's internal tables (``sqlite_sequence``, ...) the source listed and SpotIt
+    # left out: a query reading one is ``unsupported``
+    internal_tables: tuple[str, ...] = ()
     cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def with_data(self, level: str) -> Schema:
@@ -347,9 +354,21 @@ def schema_from_tables_entry(entry: dict, source: str = "<tables.json>") -> Sche
         cols = pk if isinstance(pk, list) else [pk]
         pk_of[columns[cols[0]][0]] = [int(c) for c in cols]
     fk_groups = _group_foreign_keys(fks, columns, pk_of)
+    # SQLite keeps its own tables beside the user's (``sqlite_sequence`` holds the
+    # AUTOINCREMENT counters); Spider's tables.json lists them, but no CREATE TABLE may
+    # name one ("object name reserved for internal use"). Their content is SQLite's
+    # bookkeeping, not data a query pair is about: they are left out, said so in the
+    # schema's notes, and a query reading one is unsupported (binder).
+    internal = [ti for ti, t in enumerate(tables) if is_internal_table(str(t))]
+    for ti in internal:
+        fk_groups.pop(ti, None)
+    for ti in fk_groups:
+        fk_groups[ti] = [g for g in fk_groups[ti] if g[1] not in internal]
 
     statements = []
     for ti, tname in enumerate(tables):
+        if ti in internal:
+            continue
         parts = [f"{_q(columns[ci][1])} {_sql_type(types[ci])}" for ci in by_table[ti]]
         if ti in pk_of:
             parts.append(f"PRIMARY KEY ({', '.join(_q(columns[c][1]) for c in pk_of[ti])})")
@@ -359,7 +378,27 @@ def schema_from_tables_entry(entry: dict, source: str = "<tables.json>") -> Sche
                 f"{_q(tables[parent_t])} ({', '.join(_q(columns[c][1]) for c in parent_cols)})"
             )
         statements.append(f"CREATE TABLE {_q(tname)} (\n  " + ",\n  ".join(parts) + "\n);")
-    return schema_from_ddl("\n".join(statements) + "\n", source=source)
+    schema = schema_from_ddl("\n".join(statements) + "\n", source=source)
+    if not internal:
+        return schema
+    names = tuple(str(tables[ti]) for ti in internal)
+    notes = tuple(f"table {n} left out: it is SQLite's internal table (SQLite's own "
+                  "bookkeeping, not user data); a query reading it is unsupported"
+                  for n in names)
+    return dataclasses.replace(schema, notes=schema.notes + notes, internal_tables=names,
+                               cache={})
+
+
+def internal_table_construct(name: str) -> str:
+    """What ``unsupported:`` names for a query reading SQLite's internal table ``name``."""
+    return (f"SQLite's internal table {name} (its rows are SQLite's own bookkeeping, "
+            "which SpotIt does not model)")
+
+
+def is_internal_table(name: str) -> bool:
+    """A name SQLite reserves for its own tables (``sqlite_sequence``, ``sqlite_stat1``,
+    ``sqlite_master`` ...): no user table can have it."""
+    return name.lower().startswith("sqlite_")
 
 
 def _group_foreign_keys(

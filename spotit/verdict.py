@@ -68,6 +68,8 @@ class CheckResult:
     # what the columns were assumed to hold ("declared" types, or anything "sqlite"
     # stores): an equivalence holds under this level, not under a weaker one
     data: str = "declared"
+    # what loading the schema left out (SQLite's internal tables of a tables.json ...)
+    notes: list[str] = field(default_factory=list)
     cex_rows: dict[str, list[tuple]] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:

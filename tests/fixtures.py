@@ -4,7 +4,9 @@ A fixture file holds blocks like::
 
     -- title: what the pair shows
     -- schema: shop            (tests/fixtures/schemas/shop.sql)
-    -- expect: not_equivalent  (or equivalent)
+    -- expect: not_equivalent  (or equivalent; or spurious: the queries differ only
+                               through SQLite's arbitrary choices, e.g. ties, which
+                               row a bare column is read from)
     -- k: 1                    (the smallest bound with a counterexample)
     -- semantics: set          (optional, default set)
     -- bound: 3                (optional, default: k for not_equivalent, 3 otherwise)

@@ -78,3 +78,55 @@ def test_tables_json_composite_keys(tmp_path):
     refs = sorted(fk.columns for fk in connected.foreign_keys)
     assert refs == [("atom_id",), ("atom_id2",)]
     assert schema_from_tables_entry(entry).tables == s.tables
+
+
+# Spider's world_1, soccer_1 and store_1 list SQLite's internal table sqlite_sequence
+# (their databases use AUTOINCREMENT); no CREATE TABLE may name it.
+WORLD_1 = {
+    "db_id": "world_1",
+    "table_names_original": ["city", "sqlite_sequence", "country"],
+    "table_names": ["city", "sqlite sequence", "country"],
+    "column_names_original": [[-1, "*"], [0, "ID"], [0, "Name"], [0, "CountryCode"],
+                              [1, "name"], [1, "seq"], [2, "Code"], [2, "Name"]],
+    "column_names": [[-1, "*"], [0, "id"], [0, "name"], [0, "country code"],
+                     [1, "name"], [1, "seq"], [2, "code"], [2, "name"]],
+    "column_types": ["text", "number", "text", "text", "text", "text", "text", "text"],
+    "primary_keys": [1, 6],
+    "foreign_keys": [[3, 6]],
+}
+
+
+def test_tables_json_leaves_out_sqlite_internal_tables(tmp_path):
+    from spotit.pipeline import check
+
+    path = tmp_path / "tables.json"
+    path.write_text(json.dumps([WORLD_1]))
+    s = load_schema(path, "world_1")
+    assert [t.name for t in s.tables] == ["city", "country"]
+    assert s.internal_tables == ("sqlite_sequence",)
+    assert any("sqlite_sequence" in n for n in s.notes)
+    assert s.require_table("city").foreign_keys[0].ref_table == "country"
+    # a pair over the user's tables is checked, and the note travels with the result
+    res = check(s, "SELECT Name FROM city", "SELECT Name FROM city WHERE ID > 0", bound=2,
+                probe_trials=0)
+    assert res.verdict.value == "not_equivalent", res.reason
+    assert any("sqlite_sequence" in n for n in res.notes)
+    assert "sqlite_sequence" in res.to_json()["notes"][0]
+    # a query reading the internal table is unsupported, naming it
+    res = check(s, "SELECT seq FROM sqlite_sequence WHERE name = 'city'",
+                "SELECT COUNT(*) FROM city", bound=2, probe_trials=0)
+    assert res.verdict.value == "unsupported", res.reason
+    assert "internal table sqlite_sequence" in res.reason
+
+
+def test_ddl_autoincrement_sqlite_sequence_is_unsupported():
+    from spotit.pipeline import check
+
+    ddl = "CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, x INTEGER);"
+    res = check(ddl, "SELECT seq FROM sqlite_sequence", "SELECT MAX(id) FROM t", bound=2,
+                probe_trials=0)
+    assert res.verdict.value == "unsupported", res.reason
+    assert "internal table sqlite_sequence" in res.reason
+    res = check(ddl, "SELECT name FROM sqlite_master", "SELECT 't'", bound=2, probe_trials=0)
+    assert res.verdict.value == "unsupported", res.reason
+    assert "internal table sqlite_master" in res.reason

@@ -13,6 +13,7 @@ from spotit.encodings import (  # noqa: F401  (each module registers its encodin
     relational,
     strings,
     subqueries,
+    windows,
 )
 from spotit.encodings.registry import check_complete
 

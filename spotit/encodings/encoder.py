@@ -67,6 +67,9 @@ class Definition:
 class EncoderOptions:
     now: datetime = field(default_factory=lambda: datetime(2000, 1, 1))  # set by the pipeline
     max_nodes: int = 2_000_000  # formula budget per check (pysmt nodes created)
+    # the order of a sorted result is compared (list semantics): rows tied under ORDER BY
+    # are then an arbitrary choice even without LIMIT
+    order_observable: bool = False
 
 
 class Encoder:

@@ -21,6 +21,7 @@ from spotit.ir import scalar as S
 SCALAR: dict[type, Callable[..., Any]] = {}
 RELATIONAL: dict[type, Callable[..., Any]] = {}
 FUNCTIONS: dict[str, FunctionSpec] = {}
+WINDOW_FUNCTIONS: dict[str, WindowFunctionSpec] = {}
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,36 @@ class FunctionSpec:
     exact: bool = True
     aliases: tuple[str, ...] = field(default=())
     collation: bool = False  # compares its arguments: called with ``collation=<name>``
+
+
+@dataclass(frozen=True)
+class WindowFunctionSpec:
+    """A window function's encoding (``spotit.encodings.windows``) and what the fuzz
+    harness needs to call it: ``arg_kinds`` per argument position (as for scalar
+    functions; ``"offset"``: a small constant), ``frame``: whether the frame clause
+    changes its value (aggregates, FIRST_VALUE ...; not RANK or LAG)."""
+
+    name: str
+    encode: Callable[..., Any]
+    min_args: int
+    max_args: int
+    arg_kinds: tuple[str, ...] = ()
+    frame: bool = False
+    star: bool = False  # COUNT(*)
+
+
+def window_function(name: str, *, arity: tuple[int, int], arg_kinds: tuple[str, ...] = (),
+                    frame: bool = False, star: bool = False) -> Callable:
+    """Register the encoding of window function ``name`` (called with OVER)."""
+
+    def deco(fn: Callable) -> Callable:
+        if name in WINDOW_FUNCTIONS:
+            raise RuntimeError(f"window function {name} registered twice")
+        WINDOW_FUNCTIONS[name] = WindowFunctionSpec(name, fn, arity[0], arity[1], arg_kinds,
+                                                    frame, star)
+        return fn
+
+    return deco
 
 
 def encodes(cls: type) -> Callable:

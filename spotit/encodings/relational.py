@@ -231,7 +231,7 @@ def encode_sort(enc: Encoder, r: R.Sort, env: Env) -> SymRel:
             before[j][i] = b.or_(strictly, b.and_(tie, b.lt(tb[j], tb[i])))
             if j < i:
                 ties.append(b.and_(rows[i].present, rows[j].present, tie))
-    if r.limit is not None or r.offset:
+    if r.limit is not None or r.offset or enc.options.order_observable:
         enc.choice("ORDER BY/LIMIT with ties", b.not_(b.or_(ties)))
     ranks = [
         b.sum([b.ite(b.and_(rows[j].present, before[j][i]), b.int(1), b.int(0))

@@ -32,7 +32,7 @@ from spotit.ir.types import (
     affinity_of_declared_type,
 )
 from spotit.ir.walk import rewrite
-from spotit.schema import Schema, View
+from spotit.schema import Schema, View, internal_table_construct, is_internal_table
 
 AGGREGATES = {"COUNT", "SUM", "AVG", "MIN", "MAX", "TOTAL", "GROUP_CONCAT"}
 
@@ -111,6 +111,7 @@ class _Binder:
         self._views_open: list[str] = []  # views being expanded (a cycle is an error)
         # inner-join ON conditions naming tables joined later, per FROM clause
         self._deferred_on: list[list[A.Expr]] = []
+        self._win: _WinState | None = None  # window calls met in the current SELECT
 
     # ------------------------------------------------------------------ queries
 
@@ -186,8 +187,19 @@ class _Binder:
     # ------------------------------------------------------------------ SELECT
 
     def select(self, sel: A.Select, outer, ctes, order_by, limit, offset) -> R.Rel:
-        if sel.windows:
-            raise Unsupported("WINDOW clause", pos=sel.pos)
+        saved = self._win
+        self._win = None  # window functions: only in this SELECT's result list and ORDER BY
+        try:
+            return self._select(sel, outer, ctes, order_by, limit, offset)
+        finally:
+            self._win = saved
+
+    def _select(self, sel: A.Select, outer, ctes, order_by, limit, offset) -> R.Rel:
+        named = {}
+        for wname, spec in sel.windows:
+            if wname.lower() in named:
+                raise BindError(f"duplicate WINDOW name: {wname}", pos=spec.pos)
+            named[wname.lower()] = spec
         if sel.from_ is None:
             rel: R.Rel = R.Values(((),), ())
             scope = _Scope([], outer, ctes=ctes)
@@ -221,6 +233,7 @@ class _Binder:
             raise BindError("a GROUP BY clause is required before HAVING", pos=sel.having.pos)
 
         aggs = _AggState() if is_agg else None
+        wins = self._win = _WinState(named)
         select_exprs = []
         for ast_e, _name, bound, _alias in items:
             if bound is not None:  # from a star: already a ColumnRef
@@ -229,6 +242,7 @@ class _Binder:
                 select_exprs.append(self.expr(ast_e, scope, aggs=aggs))
 
         order_info = [self._order_term(o, items, select_exprs, scope, aggs) for o in order_by]
+        self._win = None
 
         if is_agg:
             keys = tuple(self._group_key(g, items, select_exprs, scope) for g in sel.group_by)
@@ -247,9 +261,22 @@ class _Binder:
                             _aggregate_collation(c))
                 for i, c in enumerate(aggs.calls)
             )
+            wins.calls = [rebase_window(rebase, c) for c in wins.calls]
             rel = R.Aggregate(rel, keys, tuple(aggs.calls), out)
             if having is not None:
                 rel = R.Filter(rel, having)
+        if wins.calls:
+            # windows see the rows after WHERE, GROUP BY and HAVING; their values follow
+            # those rows' columns
+            width = len(rel.columns)
+            calls = tuple(wins.calls)
+            rel = R.Window(rel, calls, rel.columns + tuple(
+                R.OutColumn(f"window{i}", NO_AFFINITY, _window_collation(c))
+                for i, c in enumerate(calls)))
+            slots = _WindowColumns(width, calls)
+            select_exprs = [slots(e) for e in select_exprs]
+            order_info = [(i, slots(e) if e is not None else None, k, c)
+                          for i, e, k, c in order_info]
 
         out_cols = tuple(
             R.OutColumn(name or f"column{i + 1}", S.affinity_of(e), S.collation_of(e))
@@ -268,12 +295,6 @@ class _Binder:
                 assert expr is not None
                 if expr in select_exprs:
                     index = select_exprs.index(expr)
-                elif sel.distinct:
-                    if limit is None and offset == 0:
-                        continue  # order of a DISTINCT result without LIMIT: irrelevant here
-                    raise Unsupported(
-                        "ORDER BY a term that is not in the DISTINCT select list", pos=okey.pos
-                    )
                 else:
                     if expr not in extra:
                         extra.append(expr)
@@ -288,6 +309,8 @@ class _Binder:
         )
         proj = R.Project(rel, tuple(select_exprs) + tuple(extra), ext_cols)
         base: R.Rel = R.Distinct(proj) if sel.distinct else proj
+        if sel.distinct and extra:
+            base = _distinct_with_order_terms(proj, n)
         sorted_rel: R.Rel = R.Sort(base, tuple(sort_keys), limit, offset)
         if extra:
             sorted_rel = R.Project(
@@ -397,6 +420,8 @@ class _Binder:
                 view = self.schema.view(f.name)
                 if view is not None:
                     return self._view(view, alias, outer, f.pos)
+                if is_internal_table(f.name):
+                    raise Unsupported(internal_table_construct(f.name), pos=f.pos)
                 raise BindError(f"no such table: {f.name}", pos=f.pos)
             try:
                 rules = table_rules(self.schema, table)
@@ -623,7 +648,7 @@ class _Binder:
                  ) -> S.Expr:
         name = f.name.upper()
         if f.over is not None:
-            raise Unsupported(f"window function {name}() OVER", pos=f.pos)
+            return self.window_call(f, scope, clause, aggs)
         if _is_aggregate_call(dataclasses.replace(f, over=None)):
             if aggs is None:
                 where = clause or "this context"
@@ -664,6 +689,44 @@ class _Binder:
         if name == "COALESCE" and len(args) < 2:
             raise BindError("wrong number of arguments to function COALESCE()", pos=f.pos)
         return S.Call(name, args)
+
+    def window_call(self, f: A.Function, scope: _Scope, clause: str, aggs: _AggState | None
+                    ) -> S.Expr:
+        """``f(...) OVER (...)``: a placeholder for the window operator's column."""
+        name = f.name.upper()
+        wins = self._win
+        if wins is None:
+            raise BindError(f"misuse of window function {name}()", pos=f.pos)
+        if f.distinct:
+            raise BindError("DISTINCT is not supported for window functions", pos=f.pos)
+        if f.filter is not None:
+            raise Unsupported(f"{name}() FILTER clause on a window function", pos=f.pos)
+        spec = _resolve_window(f.over, wins.named)
+        self._win = None  # no window inside a window's arguments
+        try:
+            args = tuple(self.expr(a, scope, clause=clause, aggs=aggs) for a in f.args)
+            partition = tuple(self.expr(p, scope, clause=clause, aggs=aggs)
+                              for p in spec.partition_by)
+            order = tuple(self._window_order_key(o, scope, clause, aggs)
+                          for o in spec.order_by)
+        finally:
+            self._win = wins
+        if f.star and name != "COUNT":
+            raise BindError(f"wrong number of arguments to function {name}()", pos=f.pos)
+        frame = _frame(spec.frame, f.pos) if spec.frame else R.DEFAULT_FRAME
+        wins.calls.append(R.WindowCall(name, args, partition, order, frame))
+        return _WinSlot(len(wins.calls) - 1)
+
+    def _window_order_key(self, o: A.OrderItem, scope: _Scope, clause: str,
+                          aggs: _AggState | None) -> R.SortKey:
+        e = o.expr
+        collation = None
+        if isinstance(e, A.Collate):
+            collation = _collation(e)
+            e = e.operand
+        bound = self.expr(e, scope, clause=clause, aggs=aggs)
+        return R.SortKey(bound, o.descending, _nulls_first(o),
+                         collation or S.collation_name(bound))
 
     def name(self, n: A.Name, scope: _Scope, clause: str, aggs: _AggState | None = None
              ) -> S.Expr:
@@ -748,7 +811,137 @@ class _Rebase:
         return rewrite(e, fn)
 
 
+# ---------------------------------------------------------------------- windows
+
+
+@dataclass
+class _WinState:
+    """Window calls met while binding one SELECT's result list and ORDER BY, and the
+    SELECT's named windows (``WINDOW w AS (...)``)."""
+
+    named: dict[str, A.WindowSpec]
+    calls: list[R.WindowCall] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _WinSlot(S.Expr):
+    """Placeholder for window call ``index`` until the Window operator is built."""
+
+    index: int
+
+
+class _WindowColumns:
+    """Replace window placeholders by references to the Window operator's columns."""
+
+    def __init__(self, width: int, calls: tuple[R.WindowCall, ...]):
+        self.width, self.calls = width, calls
+
+    def __call__(self, e: S.Expr) -> S.Expr:
+        def fn(x: S.Expr, level: int) -> S.Expr | None:
+            if isinstance(x, _WinSlot):
+                return S.ColumnRef(level, self.width + x.index, NO_AFFINITY,
+                                   collation=_window_collation(self.calls[x.index]))
+            return None
+
+        return rewrite(e, fn)
+
+
+def rebase_window(rebase: _Rebase, c: R.WindowCall) -> R.WindowCall:
+    """A window call of an aggregate query, over the Aggregate operator's output row."""
+    return dataclasses.replace(
+        c, args=tuple(rebase(a) for a in c.args),
+        partition=tuple(rebase(p) for p in c.partition),
+        order=tuple(dataclasses.replace(k, expr=rebase(k.expr)) for k in c.order))
+
+
+def _window_collation(c: R.WindowCall) -> Collation | None:
+    """What a window function's value brings to a comparison: as an aggregate's, only a
+    COLLATE written inside its first argument."""
+    if c.args and S.has_explicit_collation(c.args[0]):
+        return S.collation_of(c.args[0])
+    return None
+
+
+def _resolve_window(spec: A.WindowSpec, named: dict[str, A.WindowSpec]) -> A.WindowSpec:
+    """``OVER w`` / ``OVER (w ORDER BY ...)``: the named window, completed by the
+    call's own clauses (SQLite: the call may add ORDER BY if w has none, and a frame)."""
+    if spec.name is None:
+        return spec
+    base = named.get(spec.name.lower())
+    if base is None:
+        raise BindError(f"no such window: {spec.name}", pos=spec.pos)
+    base = _resolve_window(base, named) if base.name is not None else base
+    only_name = not (spec.partition_by or spec.order_by or spec.frame)
+    if only_name:
+        return base
+    if spec.partition_by:
+        raise BindError(f"cannot override PARTITION clause of window: {spec.name}",
+                        pos=spec.pos)
+    if spec.order_by and base.order_by:
+        raise BindError(f"cannot override ORDER BY clause of window: {spec.name}",
+                        pos=spec.pos)
+    if base.frame:
+        raise BindError(f"cannot override frame specification of window: {spec.name}",
+                        pos=spec.pos)
+    return A.WindowSpec(None, base.partition_by, spec.order_by or base.order_by, spec.frame,
+                        pos=spec.pos)
+
+
+_BOUND = r"(UNBOUNDED PRECEDING|UNBOUNDED FOLLOWING|CURRENT ROW|(.+?) (PRECEDING|FOLLOWING))"
+
+
+def _frame(text: str, pos) -> R.Frame:
+    """The frame the parser kept as text (``ROWS BETWEEN 1 PRECEDING AND CURRENT ROW``)."""
+    import re
+
+    m = re.fullmatch(rf"(ROWS|RANGE|GROUPS) (?:BETWEEN {_BOUND} AND {_BOUND}|{_BOUND})"
+                     r"(?: EXCLUDE (NO OTHERS|CURRENT ROW|GROUP|TIES))?", text)
+    if m is None:
+        raise Unsupported(f"window frame {text}", pos=pos)
+    g = m.groups()
+
+    def bound(kind: str | None, offset: str | None, direction: str | None) -> R.FrameBound:
+        if offset is None:
+            return R.FrameBound(kind or "")
+        try:
+            value = constant_value(bind_row_expression_free(offset))
+        except SpotItError:
+            value = _NOT_CONSTANT
+        if value is _NOT_CONSTANT or not isinstance(value, int | float) or value < 0:
+            raise Unsupported(f"window frame offset {offset}", pos=pos)
+        return R.FrameBound(direction or "", value)
+
+    if g[1] is not None:  # BETWEEN start AND end
+        start, end = bound(*g[1:4]), bound(*g[4:7])
+    else:  # a start only: the end is the current row
+        start, end = bound(*g[7:10]), R.FrameBound("CURRENT ROW")
+    return R.Frame(g[0], start, end, g[10] or "NO OTHERS")
+
+
+def bind_row_expression_free(text: str) -> S.Expr:
+    """A closed expression (a frame offset), bound without any table."""
+    return _Binder(Schema(())).expr(parse_expression(text), _Scope([], None))
+
+
 # ---------------------------------------------------------------------- helpers
+
+
+def _distinct_with_order_terms(proj: R.Project, n: int) -> R.Rel:
+    """``SELECT DISTINCT <n columns> ... ORDER BY <terms outside the list>``: SQLite
+    deduplicates on the n result columns only (an ephemeral index on them) and hands
+    the sorter the ORDER BY terms of the *first row it meets* of each class, in its
+    scan order (``select.c``; EXPLAIN shows ``Found`` on the index, then
+    ``SorterInsert``). Which row that is depends on the plan: an arbitrary choice, as
+    for a bare column next to an aggregate. So it is one: GROUP BY the result columns,
+    each extra term a BARE aggregate (some row of the class), which is exact whenever
+    the class's rows agree on the term."""
+    cols = proj.columns
+    keys = tuple(S.ColumnRef(0, i, c.affinity, c.name, c.collation)
+                 for i, c in enumerate(cols[:n]))
+    bare = tuple(R.AggCall("BARE", S.ColumnRef(0, i, c.affinity, c.name, c.collation))
+                 for i, c in enumerate(cols) if i >= n)
+    return R.Aggregate(proj, keys, bare, cols)
+
 
 _NOT_CONSTANT = object()
 

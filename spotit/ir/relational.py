@@ -172,6 +172,63 @@ class Sort(Rel):
         return self.input.columns
 
 
+@dataclass(frozen=True, slots=True)
+class FrameBound:
+    """One end of a window frame: ``kind`` is ``UNBOUNDED PRECEDING``, ``PRECEDING``,
+    ``CURRENT ROW``, ``FOLLOWING`` or ``UNBOUNDED FOLLOWING``; ``offset`` the constant
+    of ``N PRECEDING`` / ``N FOLLOWING``."""
+
+    kind: str
+    offset: int | float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """``unit`` (ROWS, RANGE, GROUPS) BETWEEN ``start`` AND ``end`` EXCLUDE ``exclude``
+    (NO OTHERS, CURRENT ROW, GROUP, TIES)."""
+
+    unit: str
+    start: FrameBound
+    end: FrameBound
+    exclude: str = "NO OTHERS"
+
+
+# SQLite's default frame: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (without an
+# ORDER BY every row of the partition is a peer of every other, so: the whole partition)
+DEFAULT_FRAME = Frame("RANGE", FrameBound("UNBOUNDED PRECEDING"), FrameBound("CURRENT ROW"))
+
+
+@dataclass(frozen=True, slots=True)
+class WindowCall:
+    """``func(args) OVER (PARTITION BY partition ORDER BY order frame)``; expressions
+    are over the window operator's input row. ``func`` is upper case (ROW_NUMBER,
+    RANK, SUM ...); what each computes is its encoding's business."""
+
+    func: str
+    args: tuple[Expr, ...] = ()
+    partition: tuple[Expr, ...] = ()
+    order: tuple[SortKey, ...] = ()
+    frame: Frame = DEFAULT_FRAME
+
+
+@dataclass(frozen=True, slots=True)
+class Window(Rel):
+    """Every input row, followed by the value of each window function on it (SQLite
+    evaluates windows after WHERE, GROUP BY and HAVING, before DISTINCT and ORDER BY)."""
+
+    input: Rel
+    calls: tuple[WindowCall, ...]
+    out: tuple[OutColumn, ...]
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.out
+
+
+# the IR's nodes that hold expressions (walkers descend into these)
+NODES = (Rel, AggCall, SortKey, WindowCall)
+
+
 def collation_names(columns: tuple[OutColumn, ...]) -> tuple[str, ...]:
     """The collation each column is deduplicated and sorted by (BINARY if none)."""
     return tuple(c.collation.checked_name() if c.collation is not None else BINARY
@@ -208,7 +265,7 @@ def in_operand_collation(r: Rel) -> Collation | None:
 
 
 def inputs(r: Rel) -> tuple[Rel, ...]:
-    if isinstance(r, Filter | Project | Aggregate | Distinct | Sort):
+    if isinstance(r, Filter | Project | Aggregate | Distinct | Sort | Window):
         return (r.input,)
     if isinstance(r, Join | SetOp):
         return (r.left, r.right)

@@ -35,7 +35,7 @@ def rewrite(node: Any, fn: ExprFn, level: int = 0) -> Any:
         return _rebuild(node, fn, level + 1 if isinstance(node, _SUBQUERY_HOLDERS) else level,
                         subquery_field="query" if isinstance(node, _SUBQUERY_HOLDERS) else None,
                         base_level=level)
-    if isinstance(node, R.Rel | R.AggCall | R.SortKey):
+    if isinstance(node, R.NODES):
         return _rebuild(node, fn, level, None, level)
     if isinstance(node, tuple):
         return tuple(rewrite(x, fn, level) for x in node)
@@ -66,11 +66,11 @@ def iter_exprs(node: Any, level: int = 0) -> Iterator[tuple[S.Expr, int]]:
             continue
         if isinstance(n, S.Expr):
             yield n, lvl
-        if isinstance(n, S.Expr | R.Rel | R.AggCall | R.SortKey):
+        if isinstance(n, (S.Expr, *R.NODES)):
             inner = lvl + 1 if isinstance(n, _SUBQUERY_HOLDERS) else lvl
             for f in reversed(dataclasses.fields(n)):
                 child = getattr(n, f.name)
-                if isinstance(child, S.Expr | R.Rel | R.AggCall | R.SortKey | tuple):
+                if isinstance(child, (S.Expr, tuple, *R.NODES)):
                     stack.append((child, inner if f.name == "query" else lvl))
 
 
@@ -84,10 +84,10 @@ def iter_rels(node: Any) -> Iterator[R.Rel]:
             continue
         if isinstance(n, R.Rel):
             yield n
-        if isinstance(n, S.Expr | R.Rel | R.AggCall | R.SortKey):
+        if isinstance(n, (S.Expr, *R.NODES)):
             for f in dataclasses.fields(n):
                 child = getattr(n, f.name)
-                if isinstance(child, S.Expr | R.Rel | R.AggCall | R.SortKey | tuple):
+                if isinstance(child, (S.Expr, tuple, *R.NODES)):
                     seen.append(child)
 
 
@@ -111,7 +111,7 @@ def without_names(node: Any) -> Any:
     if isinstance(node, tuple):
         out = tuple(without_names(x) for x in node)
         return node if all(a is b for a, b in zip(out, node, strict=True)) else out
-    if isinstance(node, S.Expr | R.Rel | R.AggCall | R.SortKey):
+    if isinstance(node, (S.Expr, *R.NODES)):
         changes = {}
         for f in dataclasses.fields(node):
             if f.init:

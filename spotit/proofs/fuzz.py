@@ -31,10 +31,13 @@ from spotit.proofs.generators import (
     fuzz_rows,
     related_texts,
     table_pairs,
+    window_calls,
+    window_rows,
 )
 from spotit.proofs.pinned import PinnedCase, check_pinned
 from spotit.proofs.queries import check_query_pair, query_pairs
 from spotit.proofs.tables import TableCase, check_tables
+from spotit.proofs.windows import WindowCase, check_window
 
 # "collation": comparisons a column's collation decides (a fixed share of every run:
 # a collation bug hides in one comparison of text that differs only in case or spaces)
@@ -42,7 +45,7 @@ EXPRESSION_KINDS = ("any", "num", "text", "bool", "date", "collation", "collatio
 SEMANTICS = ("set", "bag", "list")
 PAIR_BOUND = 2
 # examples per Hypothesis search, per claim (a round runs one search of each)
-BATCH = {"expression": 25, "tables": 10, "query_pair": 4}
+BATCH = {"expression": 25, "tables": 10, "query_pair": 4, "window": 10}
 FAILURES = ("divergence", CRASH)  # outcomes that are findings
 SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
 
@@ -59,6 +62,7 @@ class Discrepancy:
 @dataclass
 class FuzzReport:
     expressions_checked: int = 0
+    windows_checked: int = 0  # window calls on small pinned tables
     tables_checked: int = 0
     query_pairs_checked: int = 0
     inconclusive: int = 0  # solver timeouts or unknowns
@@ -81,6 +85,7 @@ class FuzzReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "expressions_checked": self.expressions_checked,
+            "windows_checked": self.windows_checked,
             "tables_checked": self.tables_checked,
             "query_pairs_checked": self.query_pairs_checked,
             "discrepancies": len(self.discrepancies),
@@ -105,6 +110,7 @@ class FuzzReport:
     def summary(self) -> str:
         lines = [
             f"expressions checked (Thm 1):   {self.expressions_checked}",
+            f"window calls checked (Thm 1):  {self.windows_checked}",
             f"table pairs checked (Thm 2):   {self.tables_checked}",
             f"query pairs checked (end to end): {self.query_pairs_checked}",
             f"discrepancies:                 {len(self.discrepancies)}"
@@ -175,12 +181,17 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
     report = FuzzReport(solvers=solvers, seed=seed)
     start = time.monotonic()
     stop_at = start + minutes * 60 if minutes is not None else None
-    targets = {"expression": examples, "tables": 0 if only else examples,
-               "query_pair": 0 if only else (math.ceil(examples / 4) if examples else None)}
+    window_only = only is not None and _window_function(only) is not None
+    targets = {"expression": 0 if window_only else examples,
+               "tables": 0 if only else examples,
+               "query_pair": 0 if only else (math.ceil(examples / 4) if examples else None),
+               "window": examples if window_only or not only else 0}
     if examples is None:
-        targets = {"expression": None, "tables": None if not only else 0,
-                   "query_pair": None if not only else 0}
-    parts = ("expression", "tables", "query_pair")
+        targets = {"expression": 0 if window_only else None,
+                   "tables": None if not only else 0,
+                   "query_pair": None if not only else 0,
+                   "window": None if window_only or not only else 0}
+    parts = ("expression", "tables", "query_pair", "window")
     done = {(solver, part): 0 for solver in solvers for part in parts}  # budget per solver
     round_no = 0
 
@@ -211,6 +222,7 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
         round_no += 1
         if progress is not None:
             progress(f"round {round_no}: {report.expressions_checked} expressions, "
+                     f"{report.windows_checked} window calls, "
                      f"{report.tables_checked} table pairs, {report.query_pairs_checked} "
                      f"query pairs, {len(report.discrepancies)} discrepancies")
     report.seconds = time.monotonic() - start
@@ -240,7 +252,8 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
                 f"{out.get('reason', 'died')}", "", CRASH))
             continue
         part = out["report"]
-        for name in ("expressions_checked", "tables_checked", "query_pairs_checked",
+        for name in ("expressions_checked", "windows_checked", "tables_checked",
+                     "query_pairs_checked",
                      "inconclusive", "unsupported", "spurious_pairs"):
             setattr(total, name, getattr(total, name) + part[name])
         total.discrepancies += [Discrepancy(**d) for d in part["discrepancy_details"]]
@@ -258,7 +271,16 @@ def _fuzz_worker(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {"report": {**report.to_json(), "spurious_pairs": report.spurious_pairs}}
 
 
-_PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2}
+_PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2, "window": 3}
+
+
+def _window_function(only: str) -> str | None:
+    """The window function an ``--only`` name means, if it means one."""
+    from spotit.ir import relational as R
+    from spotit.proofs.generators import operator_names
+
+    cls, name = operator_names().get(only.upper(), (None, None))
+    return name if cls is R.Window else None
 
 
 def _pinned(row: tuple, expr: str) -> PinnedCase:
@@ -283,6 +305,20 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
 
         checked, case, outcome = _search(strategy, one, n, run_seed, stop_at)
         report.expressions_checked += checked
+        return checked, case, outcome
+    if part == "window":
+        fname = _window_function(only) if only else None
+        strategy = st.tuples(window_rows(), window_calls(fname))
+
+        def one_window(case):
+            rows, call = case
+            outcome = check_window(WindowCase(tuple(rows), call), solver)
+            report.inconclusive += outcome.kind == "error"
+            report.unsupported += outcome.kind == "unsupported"
+            return outcome.kind, outcome
+
+        checked, case, outcome = _search(strategy, one_window, n, run_seed, stop_at)
+        report.windows_checked += checked
         return checked, case, outcome
     if part == "tables":
         strategy = st.tuples(table_pairs(), st.sampled_from(SEMANTICS))
@@ -315,6 +351,13 @@ def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) 
         expr, row = case
         data = reproducers.expression_case(_pinned(row, expr), solver, outcome)
         text = f"{expr} on row {row}"
+        wrong = (f"SQLite {outcome.sqlite_value!r}, encoding {outcome.encoded_value!r} "
+                 f"({outcome.detail})")
+    elif part == "window":
+        rows, call = case
+        wc = WindowCase(tuple(rows), call)
+        data = reproducers.window_case(wc, solver, outcome)
+        text = f"{call} on rows {rows}"
         wrong = (f"SQLite {outcome.sqlite_value!r}, encoding {outcome.encoded_value!r} "
                  f"({outcome.detail})")
     elif part == "tables":

@@ -19,6 +19,7 @@ from datetime import date, datetime
 from hypothesis import strategies as st
 
 from spotit.encodings import registry
+from spotit.ir import relational as R
 from spotit.ir import scalar as S
 
 # --------------------------------------------------------------------------- the fuzz table
@@ -340,13 +341,14 @@ def missing_generators() -> list[str]:
     for name, spec in registry.FUNCTIONS.items():
         if spec.min_args and not spec.arg_kinds:
             out.append(f"{name} (no arg_kinds)")
-    return sorted(out)
+    return sorted(out + missing_window_generators())
 
 
 def operator_names() -> dict[str, tuple[type, str | None]]:
     """``--only`` names: IR classes (``Like``) and function names (``SUBSTR``)."""
     out: dict[str, tuple[type, str | None]] = {c.__name__.upper(): (c, None) for c in OPERATORS}
     out.update({n.upper(): (S.Call, n) for n in registry.FUNCTIONS})
+    out.update({window_function_key(n): (R.Window, n) for n in registry.WINDOW_FUNCTIONS})
     return out
 
 
@@ -459,3 +461,84 @@ def table_pairs(draw: Draw) -> tuple[int, list, list, list, list]:
     absent1 = draw(st.lists(row, max_size=2))
     absent2 = draw(st.lists(row, max_size=2))
     return width, rows1, absent1, rows2, absent2
+
+
+# --------------------------------------------------------------------------- window functions
+
+# What each registered window function's argument kinds are drawn from (columns of the
+# window fuzz table ``w`` in spotit.proofs.windows, or small constants).
+WINDOW_ARGS: dict[str, st.SearchStrategy[str]] = {
+    "any": st.sampled_from(["x", "o", "r", "s", "p", "o + r", "s || ''", "-o", "NULL", "2"]),
+    "num": st.sampled_from(["o", "r", "x", "p", "o * 2", "r - o", "s"]),
+    "offset": st.sampled_from(["0", "1", "2", "3"]),
+    "nth": st.sampled_from(["1", "2", "3"]),
+    "bucket": st.sampled_from(["1", "2", "3", "4"]),
+}
+WINDOW_VALUES = {
+    "p": st.sampled_from([None, 1, 2]),
+    "o": st.sampled_from([None, 1, 2, 3]),
+    "r": st.sampled_from([None, 0.5, 1.0, 2.0, -1.5]),
+    "s": st.sampled_from([None, "a", "A", "b", "B "]),
+    "x": st.sampled_from([None, 1, 2, 1.5, "a", "1", ""]),
+}
+_PARTITIONS = ("", "PARTITION BY p", "PARTITION BY s", "PARTITION BY p, s", "PARTITION BY o % 2")
+_ORDER_TERMS = ("o", "o DESC", "r", "s", "o NULLS LAST", "o DESC NULLS FIRST", "x", "s DESC",
+                "id", "p", "s COLLATE BINARY")
+_FRAME_BOUNDS = ("UNBOUNDED PRECEDING", "1 PRECEDING", "2 PRECEDING", "CURRENT ROW",
+                 "1 FOLLOWING", "UNBOUNDED FOLLOWING")
+
+
+def window_function_key(name: str) -> str:
+    """The ``--only`` name of a window function (``_OVER`` where a scalar function has
+    the same name: MIN_OVER, MAX_OVER)."""
+    return f"{name}_OVER" if name in registry.FUNCTIONS else name
+
+
+@st.composite
+def window_frames(draw: Draw) -> str:
+    unit = draw(st.sampled_from(("ROWS", "GROUPS", "RANGE")))
+    i = draw(st.integers(0, len(_FRAME_BOUNDS) - 2))
+    j = draw(st.integers(max(i, 1), len(_FRAME_BOUNDS) - 1))
+    start, end = _FRAME_BOUNDS[i], _FRAME_BOUNDS[j]
+    if unit == "RANGE":  # an offset needs one numeric ORDER BY term: not modelled
+        start = start if "1" not in start and "2" not in start else "UNBOUNDED PRECEDING"
+        end = end if "1" not in end else "CURRENT ROW"
+    exclude = draw(st.sampled_from(("", "", " EXCLUDE CURRENT ROW", " EXCLUDE GROUP",
+                                    " EXCLUDE TIES", " EXCLUDE NO OTHERS")))
+    return f"{unit} BETWEEN {start} AND {end}{exclude}"
+
+
+@st.composite
+def window_calls(draw: Draw, only: str | None = None) -> str:
+    """``f(args) OVER (PARTITION BY ... ORDER BY ... frame)`` of a registered window
+    function (``only``: that one), over the columns of ``w``."""
+    names = sorted(registry.WINDOW_FUNCTIONS)
+    name = only if only is not None else draw(st.sampled_from(names))
+    spec = registry.WINDOW_FUNCTIONS[name]
+    if spec.star and draw(st.booleans()):
+        args = "*"
+    else:
+        n = draw(st.integers(max(spec.min_args, 1 if spec.arg_kinds else 0),
+                             spec.max_args)) if spec.max_args else 0
+        kinds = list(spec.arg_kinds) or ["any"]
+        args = ", ".join(draw(WINDOW_ARGS[kinds[min(j, len(kinds) - 1)]]) for j in range(n))
+    partition = draw(st.sampled_from(_PARTITIONS))
+    order = draw(st.lists(st.sampled_from(_ORDER_TERMS), max_size=2, unique=True))
+    parts = [partition] if partition else []
+    if order:
+        parts.append("ORDER BY " + ", ".join(order))
+    if spec.frame and draw(st.booleans()):
+        parts.append(draw(window_frames()))
+    return f"{name}({args}) OVER ({' '.join(parts)})"
+
+
+def window_rows() -> st.SearchStrategy[list[tuple]]:
+    row = st.tuples(*(WINDOW_VALUES[c] for c in ("p", "o", "r", "s", "x")))
+    return st.lists(row, min_size=1, max_size=4)
+
+
+def missing_window_generators() -> list[str]:
+    """Registered window functions whose argument kinds nothing here can draw."""
+    return sorted(f"{name} (argument kind {k})" for name, spec in
+                  registry.WINDOW_FUNCTIONS.items() for k in spec.arg_kinds
+                  if k not in WINDOW_ARGS)

@@ -190,5 +190,8 @@ def _decode(model: dict):
     return {1: model.get("out!i"), 2: model.get("out!r"), 3: model.get("out!s")}.get(cls)
 
 
-def _pins(b: Builder, db: SymbolicDatabase, schema: Schema, row: tuple):
-    return [f for i, v in enumerate(row) for f in db.pin_cell("t", 0, i, v)]
+def _pins(b: Builder, db: SymbolicDatabase, schema: Schema, row: tuple, name: str = "t",
+          index: int = 0):
+    """Formulas fixing row ``index`` of table ``name`` to the stored values ``row``."""
+    return [f for i, v in enumerate(row) for f in db.pin_cell(name, index, i, v)]
+

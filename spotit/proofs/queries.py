@@ -89,6 +89,10 @@ SEEDS = (
     "SELECT DISTINCT name FROM emp WHERE name >= 'a'",
     "SELECT title, MAX(name) FROM dept AS d JOIN emp AS e ON e.dept_id = d.id GROUP BY title",
     "SELECT name FROM emp WHERE name IN ('Ann', 'Bob') UNION SELECT title FROM dept",
+    "SELECT name FROM (SELECT name, RANK() OVER (PARTITION BY dept_id ORDER BY salary DESC) "
+    "AS r FROM emp) WHERE r = 1",
+    "SELECT name, SUM(salary) OVER (ORDER BY hired) FROM emp WHERE salary > 2",
+    "SELECT DISTINCT dept_id FROM emp ORDER BY salary LIMIT 2",
 )
 # seeds that only the feature schema can run
 FEATURE_SEEDS = (

@@ -1,7 +1,8 @@
 """Self-contained discrepancy cases: written by the fuzzer, replayed by tests.
 
 A reproducer is one JSON file naming the claim it refutes (``expression``:
-Thm 1, ``tables``: Thm 2, ``query_pair``: end to end) and everything needed
+Thm 1, ``tables``: Thm 2, ``query_pair``: end to end, ``window``: Thm 1 for
+window functions) and everything needed
 to re-run it without the fuzzer: the schema, the expression or queries, the
 concrete row, tables or database, and both sides' answers when it was found.
 ``replay`` re-runs the check and returns its fresh outcome, so a fixed bug's
@@ -19,6 +20,7 @@ from typing import Any
 from spotit.proofs.pinned import PinnedCase, check_pinned
 from spotit.proofs.queries import FUZZ_DDL, check_query_pair
 from spotit.proofs.tables import TableCase, check_tables
+from spotit.proofs.windows import WindowCase, check_window
 
 
 def write(directory: str | Path, case: dict[str, Any]) -> Path:
@@ -64,6 +66,15 @@ def query_pair_case(gold: str, pred: str, bound: int, solver: str, outcome,
     }
 
 
+def window_case(case: WindowCase, solver: str, outcome) -> dict[str, Any]:
+    return {
+        "part": "window", "claim": "Thm 1 (window functions)", "solver": solver,
+        "rows": [list(r) for r in case.rows], "call": case.call,
+        "sqlite_value": outcome.sqlite_value, "encoded_value": outcome.encoded_value,
+        "detail": outcome.detail,
+    }
+
+
 def load(path: str | Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
@@ -87,4 +98,6 @@ def replay(path: str | Path, solver: str | None = None):
     if part == "query_pair":
         return check_query_pair(case["gold"], case["pred"], solver, case["bound"],
                                 ddl=case["schema"], known_database=case.get("database"))
+    if part == "window":
+        return check_window(WindowCase(tuple(map(tuple, case["rows"])), case["call"]), solver)
     raise ValueError(f"{path}: unknown reproducer part {part!r}")

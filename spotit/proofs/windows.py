@@ -1,0 +1,173 @@
+"""Window functions, checked on one point: a small concrete table, one window call,
+the encoding with every cell pinned against SQLite's result (Thm 1 for relations).
+
+For a table ``w`` with concrete rows and ``SELECT id, f(...) OVER (...) FROM w``,
+the plan is encoded over a symbolic database pinned to the rows, and the solver
+is asked:
+
+- *admissible*: can every row's window value be SQLite's? (must be SAT: SQLite's
+  result is one of the results the encoding allows, ties or not);
+- *exact*: where no arbitrary choice matters on these rows (no two rows of a
+  partition tie under the window's ORDER BY, or the function does not care) and
+  no approximation bites, can any row's value be anything else? (must be UNSAT).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from pysmt.environment import reset_env
+
+from spotit import encodings  # noqa: F401
+from spotit.encodings.builder import Builder
+from spotit.encodings.database import SymbolicDatabase
+from spotit.encodings.encoder import Encoder, EncoderOptions
+from spotit.errors import SpotItError, Unsupported
+from spotit.frontend.binder import bind
+from spotit.frontend.parser import parse
+from spotit.proofs.crashes import CRASH, crash_proof
+from spotit.proofs.pinned import _equals, _pins
+from spotit.schema import schema_from_ddl
+from spotit.smt.printer import SmtLibWriter
+from spotit.solvers import get_solver
+from spotit.solvers.base import Status
+
+# the fuzz table of window queries: a key, partition and order columns with ties and
+# NULLs, a collated text column, a value of any class
+WINDOW_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("id", "INTEGER PRIMARY KEY"),
+    ("p", "INTEGER"),
+    ("o", "INTEGER"),
+    ("r", "REAL"),
+    ("s", "TEXT COLLATE NOCASE"),
+    ("x", ""),
+)
+
+
+@dataclass(frozen=True)
+class WindowCase:
+    rows: tuple[tuple, ...]  # values for the columns after id (id is the row's index)
+    call: str  # ``f(...) OVER (...)``
+
+    @property
+    def ddl(self) -> str:
+        return f"CREATE TABLE w ({', '.join(f'{n} {t}' for n, t in WINDOW_COLUMNS)});"
+
+    @property
+    def sql(self) -> str:
+        return f"SELECT id, {self.call} FROM w"
+
+
+@dataclass(frozen=True)
+class WindowOutcome:
+    kind: str  # ok | divergence | crash | unsupported | skipped | error
+    sqlite_value: object = None
+    encoded_value: object = None
+    detail: str = ""
+
+
+@crash_proof(lambda detail: WindowOutcome(CRASH, detail=detail))
+def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0) -> WindowOutcome:
+    conn = sqlite3.connect(":memory:")
+    conn.execute(case.ddl)
+    names = [n for n, _ in WINDOW_COLUMNS]
+    conn.executemany(f"INSERT INTO w VALUES ({', '.join('?' for _ in names)})",
+                     [(i, *row) for i, row in enumerate(case.rows)])
+    stored = conn.execute(f"SELECT {', '.join(names)} FROM w ORDER BY id").fetchall()
+    try:
+        expected = dict(conn.execute(case.sql).fetchall())
+    except sqlite3.Error as e:
+        return WindowOutcome("skipped", detail=f"SQLite raises: {e}")
+    schema = schema_from_ddl(case.ddl)
+    try:
+        plan = bind(parse(case.sql), schema)
+    except Unsupported as e:
+        return WindowOutcome("unsupported", expected, detail=str(e))
+    except SpotItError as e:
+        return WindowOutcome("error", expected, detail=str(e))
+    reset_env()
+    b = Builder()
+    k = max(1, len(case.rows))
+    db = SymbolicDatabase(schema, k, b)
+    enc = Encoder(db, EncoderOptions())
+    try:
+        out = enc.rel(plan)
+        values = [row.values[1] for row in out.rows]  # one output row per table row
+    except Unsupported as e:
+        return WindowOutcome("unsupported", expected, detail=str(e))
+    if len(values) != k:
+        return WindowOutcome("error", expected, detail="the plan does not keep the rows")
+    pins = []
+    for i in range(k):
+        present = db.present("w", i)
+        if i < len(stored):
+            pins += [present, *_pins(b, db, schema, stored[i], "w", i)]
+        else:
+            pins.append(b.not_(present))
+    outs = []
+    for i in range(len(stored)):
+        v = values[i]
+        sym = _OutSyms(b, i)
+        defs = sym.define(b, v)
+        pins += defs
+        outs.append(_equals(b, expected[stored[i][0]], *sym.terms))
+    core = [*db.constraints(enc), *enc.side, *pins]
+    base = [*core, *enc.used_definitions(core)]
+    backend = get_solver(solver)
+    all_expected = b.and_(outs)
+    res = backend.check(SmtLibWriter().script([*base, all_expected]), timeout=timeout)
+    if res.status is Status.UNSAT:
+        return WindowOutcome("divergence", expected, None,
+                             "the encoding cannot produce SQLite's result")
+    if res.status is not Status.SAT:
+        return WindowOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
+    if enc.always_approximate:
+        return WindowOutcome("ok", expected, expected, "admissible (over-approximated)")
+    settled = b.and_(*enc.determinism, *enc.exactness)
+    res = backend.check(SmtLibWriter().script([*base, settled]), timeout=timeout)
+    if res.status is not Status.SAT:
+        return WindowOutcome("ok", expected, expected, "admissible (a choice matters)")
+    res = backend.check(SmtLibWriter().script([*base, settled, b.not_(all_expected)]),
+                        timeout=timeout)
+    if res.status is Status.SAT:
+        got = {stored[i][0]: _decode_out(res.model or {}, i) for i in range(len(stored))}
+        return WindowOutcome("divergence", expected, got,
+                             "the encoding also allows another result")
+    if res.status is not Status.UNSAT:
+        return WindowOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
+    return WindowOutcome("ok", expected, expected, "exact")
+
+
+class _OutSyms:
+    """Symbols naming one row's window value (NULL flag, class, one term per class)."""
+
+    def __init__(self, b: Builder, i: int):
+        from pysmt.typing import BOOL, INT, REAL, STRING
+
+        self.terms = (b.sym(f"out{i}!null", BOOL), b.sym(f"out{i}!cls", INT),
+                      b.sym(f"out{i}!i", INT), b.sym(f"out{i}!r", REAL),
+                      b.sym(f"out{i}!s", STRING))
+
+    def define(self, b: Builder, v) -> list:
+        from spotit.ir.types import StorageClass
+
+        o_null, o_cls, o_int, o_real, o_text = self.terms
+        code = {StorageClass.INTEGER: 1, StorageClass.REAL: 2, StorageClass.TEXT: 3}
+        target = {StorageClass.INTEGER: o_int, StorageClass.REAL: o_real,
+                  StorageClass.TEXT: o_text}
+        defs = [b.iff(o_null, v.null)]
+        for a in v.alts:
+            defs.append(b.implies(b.and_(b.not_(v.null), a.guard),
+                                  b.and_(b.eq(o_cls, b.int(code[a.cls])),
+                                         b.eq(target[a.cls], a.term))))
+        if v.alts:
+            defs.append(b.implies(b.not_(v.null), b.or_(a.guard for a in v.alts)))
+        return defs
+
+
+def _decode_out(model: dict, i: int):
+    if model.get(f"out{i}!null"):
+        return None
+    return {1: model.get(f"out{i}!i"), 2: model.get(f"out{i}!r"),
+            3: model.get(f"out{i}!s")}.get(model.get(f"out{i}!cls"))
