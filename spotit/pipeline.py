@@ -235,6 +235,7 @@ class Checker:
             return self._done(result, Verdict.UNSUPPORTED, str(e), start)
         except SpotItError as e:
             return self._done(result, Verdict.ERROR, str(e), start)
+        self.plans = (gold_plan, pred_plan)
         gold_form, gold_rules = canonical(gold_plan, opts.semantics.value)
         pred_form, pred_rules = canonical(pred_plan, opts.semantics.value)
         if gold_form == pred_form and (outside := self._outside_fragment(gold_plan)):
@@ -405,6 +406,9 @@ class Checker:
 
     def _done(self, result: CheckResult, verdict: Verdict, reason: str, start: float
               ) -> CheckResult:
+        if verdict is Verdict.NOT_EQUIVALENT and result.counterexample is not None:
+            # here, when no solver session is open any more: encoding resets pysmt
+            result.counterexample_read = self._columns_read()
         result.verdict = verdict
         result.reason = reason
         result.seconds = time.monotonic() - start
@@ -617,6 +621,24 @@ class Checker:
         result.gold_columns = column_names(self.schema, self.gold_sql)
         result.pred_columns = column_names(self.schema, self.pred_sql)
         result.cex_rows = relevant
+
+
+    def _columns_read(self) -> dict[str, list[str]] | None:
+        """The columns the queries (and the keys they depend on) read, per table: the
+        cells the encoding creates at k = 1. None when the queries cannot be encoded."""
+        plans = getattr(self, "plans", None)
+        if plans is None:
+            return None
+        try:
+            enc, _ = self.encode(1, *plans)
+        except Exception:  # only a display aid: never let it cost the verdict
+            return None
+        out: dict[str, list[str]] = {}
+        for t in enc.db.used_tables():
+            names = t.row_columns(len(t.columns) + 1)
+            read = sorted({c for (table, _, c) in enc.db.cell_keys() if table == t.name})
+            out[t.name] = [names[c] for c in read if c < len(names)]
+        return out
 
 
 def _rows_json(schema: Schema, rows) -> dict[str, list[dict[str, Any]]]:

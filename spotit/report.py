@@ -81,8 +81,13 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
         for table, rows in res.counterexample.items():
             cols = (res.counterexample_columns or {}).get(table) or (
                 list(rows[0].keys()) if rows else [])
-            lines.append(f"  table {table}:")
-            lines.append(format_table(cols, [list(r.values()) for r in rows], indent="    "))
+            shown = _shown_columns(cols, (res.counterexample_read or {}).get(table))
+            left_out = len(cols) - len(shown)
+            note = (f" ({left_out} column{'s' if left_out != 1 else ''} the queries do not "
+                    f"read left out: see the SQL script or --json)" if left_out else "")
+            lines.append(f"  table {table}:{note}")
+            lines.append(format_table(shown, [[r.get(c) for c in shown] for r in rows],
+                                      indent="    "))
         lines.append("")
         lines.append(f"gold result ({_count(res.gold_result)}):")
         lines.append(_result_table(res.gold_result, res.gold_columns))
@@ -96,6 +101,15 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
         s = res.spurious[-1]
         lines.append(f"unconfirmed candidate (k = {s['k']}): {s['note']}")
     return "\n".join(lines)
+
+
+def _shown_columns(columns: list[str], read: list[str] | None) -> list[str]:
+    """The columns worth a person's attention: those the queries read (all of them when
+    that is unknown, or when nothing is read: a row's presence is then what matters)."""
+    if not read:
+        return columns
+    wanted = {c.lower() for c in read}
+    return [c for c in columns if c.lower() in wanted]
 
 
 def _count(rows) -> str:

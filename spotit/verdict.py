@@ -50,6 +50,8 @@ class CheckResult:
     cex_found_by: str | None = None  # "solver" or "random search" (both SQLite-confirmed)
     counterexample: dict[str, list[dict[str, Any]]] | None = None
     counterexample_columns: dict[str, list[str]] | None = None
+    # per table, the columns the queries read (the rest only fill the rows)
+    counterexample_read: dict[str, list[str]] | None = None
     gold_result: list[tuple] | None = None
     pred_result: list[tuple] | None = None
     gold_columns: list[str] | None = None

@@ -88,3 +88,23 @@ def test_example_command():
     p = spotit("example")
     assert p.returncode == 0
     assert "verdict: not_equivalent" in p.stdout and "'+-'" in p.stdout
+
+
+def test_counterexample_shows_the_columns_the_queries_read(tmp_path):
+    """A wide table (BIRD's posts has 21 columns): the text output shows the two the
+    queries read and says how many it left out; --json keeps every column."""
+    wide = ", ".join(f"c{i} TEXT" for i in range(18))
+    schema = tmp_path / "wide.sql"
+    schema.write_text(f"CREATE TABLE posts (id INTEGER PRIMARY KEY, score INTEGER, {wide});")
+    gold, pred = "SELECT id FROM posts WHERE score > 10", "SELECT id FROM posts WHERE score >= 10"
+    p = spotit("check", "--schema", str(schema), "--gold", gold, "--pred", pred, "--bound", "1")
+    assert p.returncode == 0, p.stderr
+    assert "table posts: (18 columns the queries do not read left out" in p.stdout
+    header = next(line for line in p.stdout.splitlines() if "| id" in line)
+    assert "score" in header and "c0" not in header
+    assert 'INSERT INTO "posts" ("id", "score", "c0"' in p.stdout  # the script has them all
+    p = spotit("check", "--schema", str(schema), "--gold", gold, "--pred", pred, "--bound", "1",
+               "--json")
+    data = json.loads(p.stdout)
+    assert data["counterexample_read"] == {"posts": ["id", "score"]}
+    assert len(data["counterexample"]["posts"][0]) == 20

@@ -369,6 +369,10 @@ class SymbolicDatabase:
                 out += self.pin_cell(table, r, c, trows[r][c])
         return out
 
+    def cell_keys(self) -> list[tuple[str, int, int]]:
+        """(table, row, column) of every cell the encoding has read so far."""
+        return list(self._cells)
+
     def cell_symbols(self) -> Iterator[tuple[tuple[str, int, int], dict[str, FNode]]]:
         for key, cell in self._cells.items():
             yield key, cell.symbols
