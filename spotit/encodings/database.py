@@ -28,7 +28,7 @@ from spotit.encodings import calendar
 from spotit.encodings.builder import Builder
 from spotit.encodings.values import Alt, Value
 from spotit.errors import Unsupported
-from spotit.ir.types import BINARY, INT64_MAX, INT64_MIN, Domain, StorageClass
+from spotit.ir.types import BINARY, INT64_MAX, INT64_MIN, Affinity, Domain, StorageClass
 from spotit.schema import Column, Schema, Table
 from spotit.smt import ops
 
@@ -103,9 +103,10 @@ class SymbolicDatabase:
                 role = cls.value
                 term = symbols[role] = b.sym(f"{base}!{role[0]}", _SORT[cls])
                 self.domain_constraints.append(_domain_constraint(b, cls, term))
-                if cls is StorageClass.REAL and column.affinity.is_numeric \
-                        and domain is not Domain.REAL:
-                    # NUMERIC affinity stores an integral real that fits as an INTEGER
+                if cls is StorageClass.REAL and column.affinity in (Affinity.NUMERIC,
+                                                                     Affinity.INTEGER):
+                    # NUMERIC and INTEGER affinity store an integral real that fits as an
+                    # INTEGER (REAL affinity keeps it a REAL)
                     self.domain_constraints.append(b.not_(b.and_(
                         ops.real_is_int(term), b.le(b.real(INT64_MIN), term),
                         b.le(term, b.real(INT64_MAX)))))

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from spotit.proofs import reproducers
 from spotit.proofs.crashes import CRASH
 from spotit.proofs.generators import (
+    DATA_LEVELS,
     FUZZ_CHECKS,
     FUZZ_COLUMNS,
     FUZZ_GENERATED,
@@ -283,22 +284,25 @@ def _window_function(only: str) -> str | None:
     return name if cls is R.Window else None
 
 
-def _pinned(row: tuple, expr: str) -> PinnedCase:
-    return PinnedCase(FUZZ_COLUMNS, row, expr, generated=FUZZ_GENERATED, checks=FUZZ_CHECKS)
+def _pinned(row: tuple, expr: str, data: str = "declared") -> PinnedCase:
+    return PinnedCase(FUZZ_COLUMNS, row, expr, generated=FUZZ_GENERATED, checks=FUZZ_CHECKS,
+                      data=data)
 
 
 def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | None,
               only: str | None, report: FuzzReport):
     if part == "expression":
         # the row first: the expression's literals may be variants of its texts
-        strategy = fuzz_rows().flatmap(lambda row: st.tuples(
-            st.sampled_from(EXPRESSION_KINDS).flatmap(
-                lambda k: expressions(k, 3, only, related_texts(FUZZ_COLUMNS, row))),
-            st.just(row)))
+        # and the data level: a third of the rows hold anything SQLite stores
+        strategy = st.sampled_from(DATA_LEVELS).flatmap(lambda data: fuzz_rows(data).flatmap(
+            lambda row: st.tuples(
+                st.sampled_from(EXPRESSION_KINDS).flatmap(
+                    lambda k: expressions(k, 3, only, related_texts(FUZZ_COLUMNS, row))),
+                st.just(row), st.just(data))))
 
         def one(case):
-            expr, row = case
-            outcome = check_pinned(_pinned(row, expr), solver)
+            expr, row, data = case
+            outcome = check_pinned(_pinned(row, expr, data), solver)
             report.inconclusive += outcome.kind == "error"
             report.unsupported += outcome.kind == "unsupported"
             return outcome.kind, outcome
@@ -348,9 +352,9 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
 
 def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) -> None:
     if part == "expression":
-        expr, row = case
-        data = reproducers.expression_case(_pinned(row, expr), solver, outcome)
-        text = f"{expr} on row {row}"
+        expr, row, level = case
+        data = reproducers.expression_case(_pinned(row, expr, level), solver, outcome)
+        text = f"{expr} on row {row}" + (" (--data sqlite)" if level == "sqlite" else "")
         wrong = (f"SQLite {outcome.sqlite_value!r}, encoding {outcome.encoded_value!r} "
                  f"({outcome.detail})")
     elif part == "window":

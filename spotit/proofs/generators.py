@@ -100,8 +100,16 @@ def cell(declared: str) -> st.SearchStrategy:
     return st.one_of(st.none(), _DOMAIN_VALUES[declared])
 
 
-def fuzz_rows() -> st.SearchStrategy[tuple]:
+def fuzz_rows(data: str = "declared") -> st.SearchStrategy[tuple]:
+    """A row of the fuzz table; with ``data="sqlite"`` any value in any column (SQLite
+    stores it under the column's affinity), as ``--data sqlite`` assumes."""
+    if data == "sqlite":
+        anything = st.one_of(st.none(), int_values, real_values, text_values)
+        return st.tuples(*(st.one_of(anything, cell(t)) for _, t in FUZZ_COLUMNS))
     return st.tuples(*(cell(t) for _, t in FUZZ_COLUMNS))
+
+
+DATA_LEVELS = ("declared", "declared", "sqlite")  # a third of the rows: --data sqlite
 
 
 # --------------------------------------------------------------------------- literals

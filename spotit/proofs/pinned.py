@@ -57,6 +57,7 @@ class PinnedCase:
     now: datetime = field(default=datetime(2024, 2, 29, 13, 45, 30))
     generated: tuple[tuple[str, str], ...] = ()  # (name, "TYPE AS (expression)")
     checks: tuple[str, ...] = ()
+    data: str = "declared"  # the row's cells as --data assumes them (Schema.with_data)
 
     @property
     def ddl(self) -> str:
@@ -102,7 +103,7 @@ def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) ->
         return PinnedOutcome("unsupported", detail=str(e))
     if isinstance(expected, bytes):
         return PinnedOutcome("skipped", detail="blob result")
-    schema = schema_from_ddl(case.ddl)
+    schema = schema_from_ddl(case.ddl).with_data(case.data)
     try:
         plan = bind(parse(case.sql), schema)
     except Unsupported as e:

@@ -39,7 +39,7 @@ def expression_case(case: PinnedCase, solver: str, outcome) -> dict[str, Any]:
         "part": "expression", "claim": "Thm 1", "solver": solver,
         "columns": [list(c) for c in case.columns], "row": list(case.row),
         "generated": [list(c) for c in case.generated], "checks": list(case.checks),
-        "expr": case.expr, "now": case.now.isoformat(sep=" "),
+        "expr": case.expr, "now": case.now.isoformat(sep=" "), "data": case.data,
         "sqlite_value": outcome.sqlite_value, "encoded_value": outcome.encoded_value,
         "detail": outcome.detail,
     }
@@ -88,7 +88,7 @@ def replay(path: str | Path, solver: str | None = None):
         pinned = PinnedCase(tuple(tuple(c) for c in case["columns"]), tuple(case["row"]),
                             case["expr"], datetime.fromisoformat(case["now"]),
                             tuple(tuple(c) for c in case.get("generated", ())),
-                            tuple(case.get("checks", ())))
+                            tuple(case.get("checks", ())), case.get("data", "declared"))
         return check_pinned(pinned, solver)
     if part == "tables":
         return check_tables(TableCase(
