@@ -38,7 +38,32 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS)")
     p.add_argument("--probe-trials", type=int, default=300,
                    help="random databases tried before the solver (0: solver only)")
+    _add_constraints_arg(p)
     _add_dialect_arg(p)
+
+
+def _add_constraints_arg(p: argparse.ArgumentParser, directory: bool = False) -> None:
+    more = (" or a directory of <db_id>.json / <db_id>_constraints*.json files"
+            if directory else "")
+    p.add_argument("--constraints", metavar="FILE" + ("|DIR" if directory else ""),
+                   help="constraints the real data satisfies (SpotIt's, VeriEQL's or "
+                        f"SpotIt+'s format{more}): also report whether a difference "
+                        "survives them; see docs/constraints.md")
+
+
+def _constraints(path: str, schema, db_id: str | None):
+    """The constraint set for one schema, or SystemExit naming the problem."""
+    from spotit.constraints.formats import file_for, load_constraints
+    from spotit.constraints.model import ConstraintSet
+
+    try:
+        found = file_for(path, db_id)
+        cs = (ConstraintSet() if found is None else load_constraints(found, schema, db_id))
+    except SpotItError as e:
+        raise SystemExit(f"spotit: error: {e}") from None
+    for msg in cs.skipped:
+        print(f"spotit: warning: skipped {msg}", file=sys.stderr)
+    return cs
 
 
 def _add_dialect_arg(p: argparse.ArgumentParser) -> None:
@@ -68,13 +93,20 @@ def cmd_check(args) -> int:
 
     if args.bound < 1:
         raise SystemExit("spotit: error: --bound must be at least 1")
-    res = check(args.schema, args.gold, args.pred, bound=args.bound, solver=args.solver,
-                semantics=args.semantics, timeout=args.timeout, db_id=args.db_id,
-                now=_now(args), minimize=not args.no_minimize,
-                probe_trials=args.probe_trials, dialect=args.dialect)
     schema = None
     with contextlib.suppress(SpotItError):
         schema = coerce_schema(args.schema, args.db_id)
+    options = dict(bound=args.bound, solver=args.solver, semantics=args.semantics,
+                   timeout=args.timeout, now=_now(args), minimize=not args.no_minimize,
+                   probe_trials=args.probe_trials, dialect=args.dialect)
+    if args.constraints and schema is not None:
+        from spotit.constraints.assume import check_with_constraints
+
+        cs = _constraints(args.constraints, schema, args.db_id)
+        res = check_with_constraints(schema, args.gold, args.pred, cs, **options)
+    else:
+        res = check(schema if schema is not None else args.schema, args.gold, args.pred,
+                    db_id=args.db_id, **options)
     if args.save_cex and res.cex_rows is not None and schema is not None:
         path = Path(args.save_cex)
         if path.exists():
