@@ -132,9 +132,15 @@ def cmd_smtlib(args) -> int:
         raise SystemExit(f"spotit: error: smtlib needs {', '.join(missing)} (one pair) or "
                          f"--benchmark (a whole benchmark)")
     from spotit.export import export_smtlib
+    from spotit.pipeline import coerce_schema
 
     try:
-        paths = export_smtlib(args.schema, args.gold, _sql_arg(args.pred[0]), out_dir=args.out,
+        schema = coerce_schema(args.schema, args.db_id)
+        if args.constraints:
+            from spotit.constraints.augment import augment
+
+            schema = augment(schema, _constraints(args.constraints, schema, args.db_id))
+        paths = export_smtlib(schema, args.gold, _sql_arg(args.pred[0]), out_dir=args.out,
                               bound=args.bound, semantics=args.semantics or "set",
                               db_id=args.db_id, now=_now(args), dialect=args.dialect)
     except SpotItError as e:
@@ -176,7 +182,8 @@ def _smtlib_suite(args) -> int:
         summary = export_suite(
             bench, questions, preds, out_dir=args.out, bound=args.bound,
             semantics=args.semantics, now=now, known=known, dialect=args.dialect,
-            progress=None if bar is None else lambda done, total: bar(done, total, {}))
+            progress=None if bar is None else lambda done, total: bar(done, total, {}),
+            constraints=args.constraints)
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
     print(summary.text(Path(args.out)))
@@ -241,7 +248,8 @@ def cmd_evaluate(args) -> int:
             benchmark=args.benchmark, dev=args.dev, tables=args.tables, predictions=preds,
             results=args.results, db_dir=args.db_dir, ex_labels=labels,
             questions=args.questions, limit=args.limit, settings=settings, workers=args.jobs,
-            executor=args.executor, scheduler=args.scheduler, progress=_progress_bar())
+            executor=args.executor, scheduler=args.scheduler, progress=_progress_bar(),
+            constraints=args.constraints)
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
     summary = write_report(args.results, args.report or Path(args.results).with_suffix(""),
@@ -399,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  "with --benchmark the default is evaluate's)")
     _add_dialect_arg(p)
     p.add_argument("--out", required=True, help="output directory")
+    _add_constraints_arg(p, directory=True)
     p.set_defaults(func=cmd_smtlib)
 
     p = sub.add_parser("example", help="run a bundled example check")
@@ -458,6 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--results", default="spotit-results.sqlite",
                    help="the results file (resumable; default spotit-results.sqlite)")
     p.add_argument("--report", help="report directory (default: the results file's name)")
+    _add_constraints_arg(p, directory=True)
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("report", help="write the report of an evaluation's results file")
