@@ -300,6 +300,28 @@ def _progress_bar():
     return update
 
 
+def cmd_constraints(args) -> int:
+    from spotit.constraints.formats import write_constraints
+    from spotit.constraints.mine import MineOptions, mine
+
+    if not 0 < args.confidence <= 1:
+        raise SystemExit("spotit: error: --confidence must be in (0, 1]")
+    if args.sample is not None and args.sample < 1:
+        raise SystemExit("spotit: error: --sample must be at least 1")
+    options = MineOptions(tables=tuple(args.tables or ()), min_support=args.min_support,
+                          confidence=args.confidence, sample=args.sample)
+    try:
+        cs, _schema = mine(args.db, options)
+    except SpotItError as e:
+        raise SystemExit(f"spotit: error: {e}") from None
+    write_constraints(cs, args.out, database=Path(args.db).name, mined={
+        "min_support": args.min_support, "confidence": args.confidence,
+        "tables": list(options.tables) or None})
+    counts = ", ".join(f"{k} {n}" for k, n in sorted(cs.counts().items())) or "none"
+    print(f"{len(cs)} constraints ({counts}) written to {args.out}")
+    return 0
+
+
 def cmd_report(args) -> int:
     from spotit.experiments.report import summary_table, write_report
 
@@ -469,6 +491,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", help="report directory (default: the results file's name)")
     _add_constraints_arg(p, directory=True)
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("constraints", help="constraints on the data: mine them from a database")
+    csub = p.add_subparsers(dest="constraints_command", required=True)
+    m = csub.add_parser("mine", help="the constraints a real SQLite database satisfies, in "
+                                     "SpotIt's format (docs/constraints.md)")
+    m.add_argument("--db", required=True, help="the SQLite database (opened read-only)")
+    m.add_argument("--tables", nargs="+", metavar="T", help="only these tables")
+    m.add_argument("--min-support", type=int, default=1,
+                   help="rows a constraint must be seen on (default 1)")
+    m.add_argument("--confidence", type=float, default=1.0,
+                   help="least share of rows (groups) satisfying an approximate constraint "
+                        "(default 1: exact only)")
+    m.add_argument("--sample", type=int, metavar="N",
+                   help="mine at most N random rows per table (ORDER BY random() LIMIT N)")
+    m.add_argument("--out", required=True, help="the JSON file to write")
+    m.set_defaults(func=cmd_constraints)
 
     p = sub.add_parser("report", help="write the report of an evaluation's results file")
     p.add_argument("results", help="the results file of spotit evaluate")

@@ -11,6 +11,7 @@ that names it.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping
 
 from spotit.constraints.model import Constraint, ForeignKey
@@ -18,14 +19,25 @@ from spotit.errors import ConstraintError
 from spotit.schema import Schema, Table
 
 
+def _plain(name: str) -> str:
+    """A name as SpotIt+ writes it: upper case, each other character than a letter or
+    digit an underscore (``District Code`` is ``DISTRICT_CODE``)."""
+    return re.sub(r"[^0-9A-Za-z]", "_", name).lower()
+
+
 def split_ref(ref: str, tables: Mapping[str, Iterable[str]]) -> tuple[str, str]:
-    """``T__C`` as (table, column) in ``tables``' spelling; names may contain ``__``."""
-    low = ref.lower()
-    found = []
-    for table, columns in tables.items():
-        if low.startswith(table.lower() + "__"):
-            rest = low[len(table) + 2:]
-            found += [(table, c) for c in columns if c.lower() == rest]
+    """``T__C`` as (table, column) in ``tables``' spelling; names may contain ``__``.
+    Names match without regard to case; failing that, with every character other than
+    a letter or digit read as ``_`` (SpotIt+'s spelling), when that is unambiguous."""
+    found: list[tuple[str, str]] = []
+    for norm in (str.lower, _plain):
+        low = norm(ref)
+        for table, columns in tables.items():
+            if low.startswith(norm(table) + "__"):
+                rest = low[len(norm(table)) + 2:]
+                found += [(table, c) for c in columns if norm(c) == rest]
+        if found:
+            break
     if len(found) != 1:
         why = "no" if not found else "more than one"
         raise ConstraintError(f"constraint names {ref!r}: {why} such table__column")
