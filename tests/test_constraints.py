@@ -305,3 +305,35 @@ def test_check_cli_text_and_json(tmp_path, capsys):
     assert cli.main(args) == 0
     assert ("under constraints: not_equivalent (a counterexample that satisfies them)"
             in capsys.readouterr().out)
+
+
+def test_evaluate_records_the_constrained_verdict(tmp_path, capsys):
+    from spotit.experiments.report import load_run, summarize, summary_table
+    from spotit.experiments.runners import EvaluationSettings, run_evaluation
+    from tests.test_experiments_evaluate import make_benchmark
+
+    paths = make_benchmark(tmp_path)
+    folder = tmp_path / "constraints"
+    folder.mkdir()
+    # price > 10 and price >= 10 differ only at 10: prices of at least 11 remove that
+    (folder / "shop.json").write_text(json.dumps({"constraints": [
+        {"kind": "range", "table": "item", "column": "price", "min": 11, "max": 1000}]}))
+    settings = EvaluationSettings("bird", bound=2, timeout=30, probe_trials=0)
+    store, run_id = run_evaluation(
+        benchmark="bird", dev=tmp_path / "dev.json", tables=tmp_path / "tables.json",
+        predictions={"A": paths["A"]}, results=tmp_path / "r.sqlite",
+        db_dir=tmp_path / "dbs", settings=settings, workers=1, questions="0,1",
+        constraints=folder)
+    recs = {r.question_id: r for r, _ in store.run_records(run_id)}
+    assert recs["0"].verdict == "not_equivalent"
+    assert recs["0"].result["constrained"]["verdict"] == "equivalent"
+    assert recs["0"].result["constrained"]["violated_kinds"] == ["range"]
+    assert recs["1"].result["constrained"]["verdict"] == "equivalent"  # no difference at all
+    store.close()
+    run, pairs = load_run(tmp_path / "r.sqlite", run_id)
+    summary = summarize(run, pairs, iterations=10)
+    c = summary["systems"]["A"]["constraints"]
+    assert (c["refutations"], c["surviving"], c["removed"]) == (1, 0, 1)
+    assert c["removed_by_kind"] == {"range": 1}
+    assert c["ex_spotit_constrained"] == 1.0  # q0 passes EX-TEST and survives no longer
+    assert "removed by kind" in summary_table(summary)
