@@ -346,7 +346,7 @@ def evaluate(ev: Evaluation, store: ResultsStore, *, workers: int | None = None,
     store.put(first)
     store.add_to_run(run_id, first)
     tick(first)
-    searches = 2 if ev.constraints else 1  # under constraints: a second search
+    searches = 3 if ev.constraints else 1  # under constraints: up to two more searches
     hard = searches * ev.settings.timeout + 2 * ev.settings.ex_time_limit + 30.0
     if todo:
         by_key = {j.key: j for j in todo}
