@@ -38,6 +38,7 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS)")
     p.add_argument("--probe-trials", type=int, default=300,
                    help="random databases tried before the solver (0: solver only)")
+    _add_constraints_arg(p)
     _add_dialect_arg(p)
     _add_data_arg(p)
 
@@ -48,6 +49,30 @@ def _add_data_arg(p: argparse.ArgumentParser) -> None:
                         "column's declared type; 'sqlite' any value SQLite stores there "
                         "(text in a DATE column, 50.5 in an INTEGER one): the strongest "
                         "'equivalent'")
+
+
+def _add_constraints_arg(p: argparse.ArgumentParser, directory: bool = False) -> None:
+    more = (" or a directory of <db_id>.json / <db_id>_constraints*.json files"
+            if directory else "")
+    p.add_argument("--constraints", metavar="FILE" + ("|DIR" if directory else ""),
+                   help="constraints the real data satisfies (SpotIt's, VeriEQL's or "
+                        f"SpotIt+'s format{more}): also report whether a difference "
+                        "survives them; see docs/constraints.md")
+
+
+def _constraints(path: str, schema, db_id: str | None):
+    """The constraint set for one schema, or SystemExit naming the problem."""
+    from spotit.constraints.formats import file_for, load_constraints
+    from spotit.constraints.model import ConstraintSet
+
+    try:
+        found = file_for(path, db_id)
+        cs = (ConstraintSet() if found is None else load_constraints(found, schema, db_id))
+    except SpotItError as e:
+        raise SystemExit(f"spotit: error: {e}") from None
+    for msg in cs.skipped:
+        print(f"spotit: warning: skipped {msg}", file=sys.stderr)
+    return cs
 
 
 def _add_dialect_arg(p: argparse.ArgumentParser) -> None:
@@ -77,13 +102,20 @@ def cmd_check(args) -> int:
 
     if args.bound < 1:
         raise SystemExit("spotit: error: --bound must be at least 1")
-    res = check(args.schema, args.gold, args.pred, bound=args.bound, solver=args.solver,
-                semantics=args.semantics, timeout=args.timeout, db_id=args.db_id,
-                now=_now(args), minimize=not args.no_minimize,
-                probe_trials=args.probe_trials, dialect=args.dialect, data=args.data)
     schema = None
     with contextlib.suppress(SpotItError):
         schema = coerce_schema(args.schema, args.db_id)
+    options = dict(bound=args.bound, solver=args.solver, semantics=args.semantics,
+                   timeout=args.timeout, now=_now(args), minimize=not args.no_minimize,
+                   probe_trials=args.probe_trials, dialect=args.dialect, data=args.data)
+    if args.constraints and schema is not None:
+        from spotit.constraints.assume import check_with_constraints
+
+        cs = _constraints(args.constraints, schema, args.db_id)
+        res = check_with_constraints(schema, args.gold, args.pred, cs, **options)
+    else:
+        res = check(schema if schema is not None else args.schema, args.gold, args.pred,
+                    db_id=args.db_id, **options)
     if args.save_cex and res.cex_rows is not None and schema is not None:
         path = Path(args.save_cex)
         if path.exists():
@@ -109,9 +141,15 @@ def cmd_smtlib(args) -> int:
         raise SystemExit(f"spotit: error: smtlib needs {', '.join(missing)} (one pair) or "
                          f"--benchmark (a whole benchmark)")
     from spotit.export import export_smtlib
+    from spotit.pipeline import coerce_schema
 
     try:
-        paths = export_smtlib(args.schema, args.gold, _sql_arg(args.pred[0]), out_dir=args.out,
+        schema = coerce_schema(args.schema, args.db_id)
+        if args.constraints:
+            from spotit.constraints.augment import augment
+
+            schema = augment(schema, _constraints(args.constraints, schema, args.db_id))
+        paths = export_smtlib(schema, args.gold, _sql_arg(args.pred[0]), out_dir=args.out,
                               bound=args.bound, semantics=args.semantics or "set",
                               db_id=args.db_id, now=_now(args), dialect=args.dialect,
                               data=args.data)
@@ -155,7 +193,8 @@ def _smtlib_suite(args) -> int:
             bench, questions, preds, out_dir=args.out, bound=args.bound,
             semantics=args.semantics, now=now, known=known, dialect=args.dialect,
             data=args.data,
-            progress=None if bar is None else lambda done, total: bar(done, total, {}))
+            progress=None if bar is None else lambda done, total: bar(done, total, {}),
+            constraints=args.constraints)
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
     print(summary.text(Path(args.out)))
@@ -220,7 +259,8 @@ def cmd_evaluate(args) -> int:
             benchmark=args.benchmark, dev=args.dev, tables=args.tables, predictions=preds,
             results=args.results, db_dir=args.db_dir, ex_labels=labels,
             questions=args.questions, limit=args.limit, settings=settings, workers=args.jobs,
-            executor=args.executor, scheduler=args.scheduler, progress=_progress_bar())
+            executor=args.executor, scheduler=args.scheduler, progress=_progress_bar(),
+            constraints=args.constraints)
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
     summary = write_report(args.results, args.report or Path(args.results).with_suffix(""),
@@ -269,6 +309,28 @@ def _progress_bar():
             b.close()
 
     return update
+
+
+def cmd_constraints(args) -> int:
+    from spotit.constraints.formats import write_constraints
+    from spotit.constraints.mine import MineOptions, mine
+
+    if not 0 < args.confidence <= 1:
+        raise SystemExit("spotit: error: --confidence must be in (0, 1]")
+    if args.sample is not None and args.sample < 1:
+        raise SystemExit("spotit: error: --sample must be at least 1")
+    options = MineOptions(tables=tuple(args.tables or ()), min_support=args.min_support,
+                          confidence=args.confidence, sample=args.sample)
+    try:
+        cs, _schema = mine(args.db, options)
+    except SpotItError as e:
+        raise SystemExit(f"spotit: error: {e}") from None
+    write_constraints(cs, args.out, database=Path(args.db).name, mined={
+        "min_support": args.min_support, "confidence": args.confidence,
+        "tables": list(options.tables) or None})
+    counts = ", ".join(f"{k} {n}" for k, n in sorted(cs.counts().items())) or "none"
+    print(f"{len(cs)} constraints ({counts}) written to {args.out}")
+    return 0
 
 
 def cmd_report(args) -> int:
@@ -379,6 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_dialect_arg(p)
     _add_data_arg(p)
     p.add_argument("--out", required=True, help="output directory")
+    _add_constraints_arg(p, directory=True)
     p.set_defaults(func=cmd_smtlib)
 
     p = sub.add_parser("example", help="run a bundled example check")
@@ -439,7 +502,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--results", default="spotit-results.sqlite",
                    help="the results file (resumable; default spotit-results.sqlite)")
     p.add_argument("--report", help="report directory (default: the results file's name)")
+    _add_constraints_arg(p, directory=True)
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("constraints", help="constraints on the data: mine them from a database")
+    csub = p.add_subparsers(dest="constraints_command", required=True)
+    m = csub.add_parser("mine", help="the constraints a real SQLite database satisfies, in "
+                                     "SpotIt's format (docs/constraints.md)")
+    m.add_argument("--db", required=True, help="the SQLite database (opened read-only)")
+    m.add_argument("--tables", nargs="+", metavar="T", help="only these tables")
+    m.add_argument("--min-support", type=int, default=1,
+                   help="rows a constraint must be seen on (default 1)")
+    m.add_argument("--confidence", type=float, default=1.0,
+                   help="least share of rows (groups) satisfying an approximate constraint "
+                        "(default 1: exact only)")
+    m.add_argument("--sample", type=int, metavar="N",
+                   help="mine at most N random rows per table (ORDER BY random() LIMIT N)")
+    m.add_argument("--out", required=True, help="the JSON file to write")
+    m.set_defaults(func=cmd_constraints)
 
     p = sub.add_parser("report", help="write the report of an evaluation's results file")
     p.add_argument("results", help="the results file of spotit evaluate")

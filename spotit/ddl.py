@@ -165,3 +165,25 @@ def read_index(sql: str) -> IndexText:
     if rest and _word(rest[0]) == "WHERE":
         where = sql[rest[0].end + 1:].strip().rstrip(";").strip()
     return IndexText(tuple(terms), where)
+
+
+def amend_table(sql: str, not_null: set[str], extra: list[str]) -> str:
+    """A CREATE TABLE with NOT NULL added to the columns named in ``not_null`` (lower
+    case) and table constraints ``extra`` (SQL text) appended to its definitions."""
+    tokens = _tokens(sql)
+    open_at = next((k for k, t in enumerate(tokens) if t.token_type is TokenType.L_PAREN), None)
+    if open_at is None:
+        raise DdlError("CREATE TABLE without a column list")
+    close_at = _close(tokens, open_at)
+    inserts: list[tuple[int, str]] = []  # (offset in sql, text), applied from the end
+    for item in _split(tokens, open_at + 1, close_at):
+        first = tokens[item[0]]
+        if _word(first) in ("CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"):
+            continue
+        if first.text.lower() in not_null:
+            inserts.append((tokens[item[-1]].end + 1, " NOT NULL"))
+    if extra:
+        inserts.append((tokens[close_at].start, "".join(f",\n  {e}" for e in extra) + "\n"))
+    for at, text in sorted(inserts, reverse=True):
+        sql = sql[:at] + text + sql[at:]
+    return sql

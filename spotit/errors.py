@@ -77,3 +77,9 @@ class BudgetExceeded(SpotItError):
     """The formula grew past the configured size budget (reported as ``timeout``)."""
 
     kind = "budget"
+
+
+class ConstraintError(SchemaError):
+    """A constraint file does not load, or a constraint names no such table or column."""
+
+    kind = "constraints"

@@ -392,7 +392,7 @@ def probe(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
             v = validate(schema, rows, gold, pred, semantics)
             if not v.confirmed:
                 continue
-            if shrink:
+            if shrink and not _assumes_dependencies(schema):
                 rows, v = shrink_database(
                     schema, rows, v,
                     lambda r: validate(schema, r, gold, pred, semantics))
@@ -412,6 +412,8 @@ def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: st
     try:
         conn.execute("SAVEPOINT probe")
         insert_rows(conn, schema, rows)
+        if _breaks_dependencies(conn, schema):
+            return False
         with Deadline(conn, stop):
             g = conn.execute(gold).fetchall()
             p = conn.execute(pred).fetchall()
@@ -423,6 +425,20 @@ def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: st
     finally:
         conn.execute("ROLLBACK TO probe")
         conn.execute("RELEASE probe")
+
+
+def _assumes_dependencies(schema: Schema) -> bool:
+    return any(t.functional_dependencies for t in schema.tables)
+
+
+def _breaks_dependencies(conn: sqlite3.Connection, schema: Schema) -> bool:
+    """Whether the database breaks an assumed functional dependency (SQLite cannot
+    declare one, so it would accept the rows; see spotit.constraints)."""
+    from spotit.constraints.model import FunctionalDependency
+    from spotit.constraints.sql import violation_query
+
+    return any(conn.execute(violation_query(FunctionalDependency(t.name, x, y))).fetchone()[0]
+               for t in schema.tables for x, y in t.functional_dependencies)
 
 
 def shrink_database(schema: Schema, rows: Rows, v: Validation,

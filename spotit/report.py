@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from spotit.ir.render import sql_literal
 from spotit.schema import Schema
-from spotit.verdict import CheckResult, Verdict
+from spotit.verdict import CheckResult, ConstrainedVerdict, Verdict
 
 
 def format_table(columns: list[str], rows: list, *, indent: str = "  ") -> str:
@@ -100,6 +100,8 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
     if res.verdict is Verdict.SPURIOUS and res.spurious:
         s = res.spurious[-1]
         lines.append(f"unconfirmed candidate (k = {s['k']}): {s['note']}")
+    if res.constrained is not None:
+        lines += ["", *format_constrained(res.constrained)]
     return "\n".join(lines)
 
 
@@ -110,6 +112,28 @@ def _shown_columns(columns: list[str], read: list[str] | None) -> list[str]:
         return columns
     wanted = {c.lower() for c in read}
     return [c for c in columns if c.lower() in wanted]
+
+
+def format_constrained(c: ConstrainedVerdict) -> list[str]:
+    """The lines saying whether the difference survives the assumed constraints."""
+    if c.verdict is Verdict.EQUIVALENT and c.violated:
+        head = f"under constraints: {c.reason}"
+    elif c.verdict is Verdict.NOT_EQUIVALENT:
+        head = "under constraints: not_equivalent (a counterexample that satisfies them)"
+    else:
+        head = f"under constraints: {c.verdict.value} ({c.reason})"
+    lines = [head]
+    if c.verdict is Verdict.NOT_EQUIVALENT and c.violated:
+        lines.append("  the first counterexample violated: " + ", ".join(c.violated))
+    if c.verdict is Verdict.NOT_EQUIVALENT and c.counterexample and c.violated:
+        lines.append("  counterexample under constraints:")
+        for table, rows in c.counterexample.items():
+            cols = list(rows[0].keys()) if rows else []
+            lines.append(f"    table {table}:")
+            lines.append(format_table(cols, [list(r.values()) for r in rows], indent="      "))
+    for s in c.skipped:
+        lines.append(f"  skipped: {s}")
+    return lines
 
 
 def _count(rows) -> str:

@@ -119,6 +119,9 @@ class Table:
     strict: bool = False
     rowid_alias: str | None = None  # the INTEGER PRIMARY KEY column, which is the rowid
     problem: str | None = None  # why queries reading this table are unsupported
+    # assumed, not declared (no DDL says it; see spotit.constraints.augment): rows whose
+    # determinant columns are non-NULL and equal have equal dependent columns
+    functional_dependencies: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
 
     @property
     def has_rowid(self) -> bool:

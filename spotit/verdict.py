@@ -37,6 +37,27 @@ class BoundStat:
 
 
 @dataclass
+class ConstrainedVerdict:
+    """Whether a difference survives assumed constraints on the data.
+
+    ``verdict`` is the check's under the augmented schema: ``equivalent`` only when
+    every bound was proven under it (or the pair is equivalent without them);
+    ``violated`` describes the constraints the unconstrained counterexample breaks
+    (``violated_kinds`` their kinds); ``counterexample`` is one that satisfies them.
+    """
+
+    verdict: Verdict
+    reason: str
+    violated: list[str] = field(default_factory=list)
+    violated_kinds: list[str] = field(default_factory=list)
+    counterexample: dict[str, list[dict[str, Any]]] | None = None
+    proven_bound: int = 0
+    seconds: float = 0.0
+    constraints: int = 0  # how many were assumed
+    skipped: list[str] = field(default_factory=list)  # left out of an import, and why
+
+
+@dataclass
 class CheckResult:
     verdict: Verdict
     bound: int
@@ -73,11 +94,17 @@ class CheckResult:
     # what loading the schema left out (SQLite's internal tables of a tables.json ...)
     notes: list[str] = field(default_factory=list)
     cex_rows: dict[str, list[tuple]] | None = field(default=None, repr=False)
+    # the same pair under assumed data constraints (``spotit.constraints.assume``)
+    constrained: ConstrainedVerdict | None = None
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("cex_rows")
         d["verdict"] = self.verdict.value
+        if self.constrained is None:
+            d.pop("constrained")
+        else:
+            d["constrained"]["verdict"] = self.constrained.verdict.value
         for key in ("gold_result", "pred_result"):
             if d[key] is not None:
                 d[key] = [list(r) for r in d[key]]

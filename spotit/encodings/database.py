@@ -9,7 +9,8 @@ neutral value (NULL, or the first value of its domain if NOT NULL).
 Integrity constraints hold over present rows: primary keys and UNIQUE sets
 (SQLite's rule: NULLs never collide), NOT NULL, foreign keys (every present
 child row whose key is not NULL has a present parent row with an equal key),
-and each column's domain. Present rows come first (a symmetry cut that keeps
+assumed functional dependencies (``spotit.constraints``), and each column's
+domain. Present rows come first (a symmetry cut that keeps
 every database reachable).
 """
 
@@ -150,6 +151,7 @@ class SymbolicDatabase:
                 out.append(b.implies(self.present(t.name, r), self.present(t.name, r - 1)))
             out.extend(self._foreign_key_constraints(t))
             out.extend(self._rule_constraints(t))
+            out.extend(self._functional_dependency_constraints(t))
         for t in used:
             if hidden_rowid(t) and self._column_read(t, len(t.columns)):
                 rid = len(t.columns)
@@ -205,6 +207,27 @@ class SymbolicDatabase:
                     for s in rows
                 )
                 out.append(b.implies(has_key, matches))
+        return out
+
+    def _functional_dependency_constraints(self, t: Table) -> list[FNode]:
+        """Assumed functional dependencies X -> Y: two present rows whose X values are
+        all non-NULL and equal (under each column's collation, as GROUP BY groups) have
+        equal Y values, NULL equal to NULL (as DISTINCT compares)."""
+        from spotit.encodings.collation import same
+
+        b = self.b
+        out = []
+        for lhs, rhs in t.functional_dependencies:
+            xs = [t.column_index(c) for c in lhs]
+            ys = [t.column_index(c) for c in rhs]
+            for r in range(self.k):
+                for s in range(r):
+                    agree = b.and_(self.present(t.name, r), self.present(t.name, s), *(
+                        self._key_equal(t.name, r, t.name, s, i, i, t.columns[i].collation)
+                        for i in xs))
+                    out.append(b.implies(agree, b.and_(*(
+                        same(self._enc, self.cell(t.name, r, j), self.cell(t.name, s, j),
+                             t.columns[j].collation) for j in ys))))
         return out
 
     def _rule_constraints(self, t: Table) -> list[FNode]:

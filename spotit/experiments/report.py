@@ -118,6 +118,41 @@ class Pair:
     def refuted(self) -> bool:
         return self.rec.verdict == "not_equivalent" or self.refuted_by is not None
 
+    @property
+    def constrained(self) -> dict[str, Any] | None:
+        """The verdict under assumed constraints (``result.constrained``), if checked."""
+        return (self.rec.result or {}).get("constrained")
+
+    @property
+    def ex_spotit_constrained(self) -> bool | None:
+        """EX-SpotIt when only counterexamples that satisfy the constraints count."""
+        c = self.constrained
+        if self.rec.ex_test is None or c is None:
+            return None
+        return self.rec.ex_test and c.get("verdict") != "not_equivalent"
+
+
+def constraints_summary(pairs: list[Pair]) -> dict[str, Any] | None:
+    """EX-SpotIt under constraints, and how many refutations each kind removes: a
+    refutation is removed by kind X when its counterexample violates an X constraint
+    and the search under the constraints finds none (proves equivalence within K)."""
+    checked = [p for p in pairs if p.constrained is not None]
+    if not checked:
+        return None
+    refuted = [p for p in checked if p.rec.verdict == "not_equivalent"]
+    removed = [p for p in refuted if p.constrained.get("verdict") == "equivalent"]
+    by_kind = Counter(k for p in removed for k in p.constrained.get("violated_kinds") or [])
+    known = [p for p in checked if p.rec.ex_test is not None]
+    return {
+        "ex_spotit_constrained": _fraction([bool(p.ex_spotit_constrained) for p in known]),
+        "refutations": len(refuted),
+        "surviving": sum(1 for p in refuted if p.constrained.get("verdict") == "not_equivalent"),
+        "removed": len(removed),
+        "undecided": len(refuted) - len(removed) - sum(
+            1 for p in refuted if p.constrained.get("verdict") == "not_equivalent"),
+        "removed_by_kind": dict(sorted(by_kind.items())),
+    }
+
 
 def load_run(store_path: str | Path, run_id: int | None = None
              ) -> tuple[dict[str, Any], list[Pair]]:
@@ -198,6 +233,7 @@ def system_summary(pairs: list[Pair], *, iterations: int, seed: int) -> dict[str
         "vacuous": sum(1 for p in pairs if p.rec.verdict == "equivalent" and p.rec.vacuous),
         "cex_bound": {str(k): c for k, c in sorted(cex.items())},
         "found_by": dict(sorted(found.items())),
+        "constraints": constraints_summary(pairs),
     }
 
 
@@ -394,7 +430,17 @@ def summary_table(summary: dict[str, Any]) -> str:
         if partial:
             notes.append("EX-TEST known for only some pairs of: " + ", ".join(partial)
                          + " (accuracies are over those pairs)")
-    return "\n\n".join([_text_table(head, acc), _text_table(head2, counts), "\n".join(notes)])
+    tables = [_text_table(head, acc), _text_table(head2, counts)]
+    assumed = {n: s["constraints"] for n, s in systems.items() if s.get("constraints")}
+    if assumed:
+        rows = [[n, _pct(systems[n]["ex_spotit"]), _pct(c["ex_spotit_constrained"]),
+                 str(c["refutations"]), str(c["surviving"]), str(c["removed"]),
+                 str(c["undecided"]),
+                 ", ".join(f"{k} {v}" for k, v in c["removed_by_kind"].items()) or "-"]
+                for n, c in assumed.items()]
+        tables.append(_text_table(["system", "EX-SpotIt", "under constraints", "refuted",
+                                   "survive", "removed", "undecided", "removed by kind"], rows))
+    return "\n\n".join([*tables, "\n".join(notes)])
 
 
 # ---------------------------------------------------------------------- index.html

@@ -14,6 +14,8 @@ on SQLite against every other system's prediction for that question.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import platform
 import sqlite3
@@ -78,6 +80,7 @@ class PairJob:
     ex_label_source: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
     ex_unknown: str = ""  # why EX-TEST cannot be run (no database for this db_id)
+    constraints: dict[str, Any] | None = None  # assumed (SpotIt's format), for this db_id
 
 
 # ---------------------------------------------------------------------- the work of one pair
@@ -107,10 +110,29 @@ def check_pair(job: PairJob) -> dict[str, Any]:
                 solver=s["solver"], semantics=job.semantics, timeout=s["timeout"],
                 now=datetime.fromisoformat(s["now"]), probe_trials=s["probe_trials"],
                 dialect=s.get("dialect", "sqlite"), data=s.get("data", "declared"))
+    if job.constraints is not None:
+        res.constrained = _constrained(job, res)
     data = res.to_json()
     out.update(verdict=data["verdict"], reason=data["reason"], seconds=data["seconds"],
                result=data)
     return out
+
+
+def _constrained(job: PairJob, res):
+    """The verdict of one pair under the constraints its job carries."""
+    from spotit.constraints.assume import constrained_verdict
+    from spotit.constraints.formats import read_native
+    from spotit.constraints.model import ConstraintSet
+
+    s = job.settings
+    schema = _schema(job.ddl)
+    cs = read_native(job.constraints or {}, schema, "constraints")
+    cs = ConstraintSet(cs.constraints, tuple((job.constraints or {}).get("skipped", ())))
+    return constrained_verdict(
+        schema, job.question.gold, job.prediction.sql or "", cs, res, bound=s["bound"],
+        solver=s["solver"], semantics=job.semantics, timeout=s["timeout"],
+        now=datetime.fromisoformat(s["now"]), probe_trials=s["probe_trials"],
+        dialect=s.get("dialect", "sqlite"), data=s.get("data", "declared"))
 
 
 _SCHEMAS: dict[str, Any] = {}
@@ -208,6 +230,30 @@ class Evaluation:
     db_dir: str | None = None
     ex_labels: dict[str, dict[str, bool]] = field(default_factory=dict)  # system -> labels
     ex_label_sources: dict[str, str] = field(default_factory=dict)
+    constraints: str | None = None  # a constraint file or directory (spotit.constraints)
+    _constraint_cache: dict[str, dict[str, Any] | None] = field(default_factory=dict,
+                                                                 repr=False)
+
+    def constraints_of(self, db_id: str) -> dict[str, Any] | None:
+        """The constraints of ``db_id`` in SpotIt's format (with ``skipped``), or None
+        without ``--constraints``; a directory without a file for it gives none.
+        A file that does not load raises ``InputError`` naming it."""
+        from spotit.constraints.formats import file_for, load_constraints, to_json
+        from spotit.experiments.inputs import InputError
+
+        if self.constraints is None:
+            return None
+        if db_id not in self._constraint_cache:
+            try:
+                path = file_for(self.constraints, db_id)
+                data = {"constraints": [], "skipped": []}
+                if path is not None:
+                    cs = load_constraints(path, self.benchmark.schema(db_id), db_id)
+                    data = {**to_json(cs), "skipped": list(cs.skipped)}
+            except SpotItError as e:
+                raise InputError(f"constraints of {db_id}: {e}") from None
+            self._constraint_cache[db_id] = data
+        return self._constraint_cache[db_id]
 
     def jobs(self) -> tuple[list[PairJob], list[tuple[PairJob, dict[str, Any]]]]:
         """Every pair as a job, and the pairs that need no worker (their outcome)."""
@@ -232,6 +278,11 @@ class Evaluation:
                 sql_now = mentions_now(q.gold) or bool(pred.sql and mentions_now(pred.sql))
                 semantics = self.settings.semantics or q.semantics
                 key_settings = {**self.settings.key_settings(sql_now), "semantics": semantics}
+                assumed = self.constraints_of(q.db_id) if not schema_problem.get(
+                    q.db_id) else None
+                if assumed is not None:
+                    key_settings["constraints"] = hashlib.sha256(json.dumps(
+                        assumed, sort_keys=True, default=str).encode()).hexdigest()
                 key = pair_key(system=system, question_id=q.question_id, db_id=q.db_id,
                                gold=q.gold, pred=pred.sql, schema_fingerprint=fingerprint,
                                settings=key_settings, spotit_version=version)
@@ -244,7 +295,7 @@ class Evaluation:
                 job = PairJob(key, system, q, pred, ddl, semantics, db_path,
                               labels.get(q.question_id),
                               self.ex_label_sources.get(system, ""),
-                              {**asdict(self.settings)}, ex_unknown)
+                              {**asdict(self.settings)}, ex_unknown, assumed)
                 if q.db_id in schema_problem:
                     settled.append((job, {"verdict": "error",
                                           "reason": schema_problem[q.db_id]}))
@@ -271,7 +322,7 @@ def evaluate(ev: Evaluation, store: ResultsStore, *, workers: int | None = None,
     settings = {**asdict(ev.settings), "systems": sorted(ev.predictions),
                 "questions": len(ev.questions), "db_dir": ev.db_dir,
                 "ex_labels": dict(ev.ex_label_sources), "executor": executor,
-                "workers": workers}
+                "workers": workers, "constraints": ev.constraints}
     run_id = store.start_run(settings, provenance())
     jobs, settled = ev.jobs()
     known = store.known_keys()
@@ -298,7 +349,8 @@ def evaluate(ev: Evaluation, store: ResultsStore, *, workers: int | None = None,
     store.put(first)
     store.add_to_run(run_id, first)
     tick(first)
-    hard = ev.settings.timeout + 2 * ev.settings.ex_time_limit + 30.0
+    searches = 3 if ev.constraints else 1  # under constraints: up to two more searches
+    hard = searches * ev.settings.timeout + 2 * ev.settings.ex_time_limit + 30.0
     if todo:
         by_key = {j.key: j for j in todo}
         tasks = [Task(j.key, check_pair, (j,), hard) for j in todo]
@@ -341,8 +393,8 @@ def run_evaluation(*, benchmark: str, dev: str | Path, tables: str | Path | None
                    questions: str | None = None, limit: int | None = None,
                    settings: EvaluationSettings | None = None, workers: int | None = None,
                    executor: str = "local", scheduler: str | None = None,
-                   progress: Callable[[int, int, dict[str, int]], None] | None = None
-                   ) -> tuple[ResultsStore, int]:
+                   progress: Callable[[int, int, dict[str, int]], None] | None = None,
+                   constraints: str | Path | None = None) -> tuple[ResultsStore, int]:
     """``spotit evaluate`` from Python: read the inputs (any problem with a file raises
     ``InputError`` naming it before anything runs), run, return (store, run id).
 
@@ -371,7 +423,8 @@ def run_evaluation(*, benchmark: str, dev: str | Path, tables: str | Path | None
     labels = {name: load_ex_labels(path, bench) for name, path in (ex_labels or {}).items()}
     ev = Evaluation(bench, chosen, preds, settings or EvaluationSettings(benchmark),
                     str(db_dir) if db_dir is not None else None, labels,
-                    {name: f"labels:{Path(path).name}" for name, path in (ex_labels or {}).items()})
+                    {name: f"labels:{Path(path).name}" for name, path in (ex_labels or {}).items()},
+                    str(constraints) if constraints is not None else None)
     store = ResultsStore(results)
     run_id = evaluate(ev, store, workers=workers, executor=executor, scheduler=scheduler,
                       progress=progress)

@@ -119,8 +119,11 @@ def export_suite(benchmark: Benchmark, questions: list[Question],
                  bound: int, semantics: str | None, now: datetime,
                  known: KnownAnswers | None = None, pin_solver: str = "z3",
                  dialect: str = "sqlite", data: str = "declared",
-                 progress: Callable[[int, int], None] | None = None) -> SuiteSummary:
-    """Write the suite; one pair's failure costs that pair only (``skipped.csv``)."""
+                 progress: Callable[[int, int], None] | None = None,
+                 constraints: str | Path | None = None) -> SuiteSummary:
+    """Write the suite; one pair's failure costs that pair only (``skipped.csv``).
+    With ``constraints`` (a file or a directory of one file per db_id) each pair is
+    encoded over its augmented schema (``spotit.constraints.augment``)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     known = known or KnownAnswers()
@@ -140,8 +143,10 @@ def export_suite(benchmark: Benchmark, questions: list[Question],
                 try:
                     if pred is None or pred.sql is None:
                         raise SpotItError(pred.problem if pred else "no prediction")
+                    schema = _assumed(benchmark, q.db_id, constraints)
                     rows = _export_pair(benchmark, q, system, pred.sql, sem, out, bound,
-                                        now, known, pin_solver, summary, dialect, data)
+                                        now, known, pin_solver, summary, dialect, data,
+                                        schema)
                 except SpotItError as e:
                     skipped.writerow((system, q.question_id, q.db_id, str(e)))
                     summary.skipped += 1
@@ -159,16 +164,29 @@ def export_suite(benchmark: Benchmark, questions: list[Question],
     return summary
 
 
+def _assumed(benchmark: Benchmark, db_id: str, constraints: str | Path | None):
+    """The schema of ``db_id``, augmented with its constraints when there are any."""
+    from spotit.constraints.augment import augment
+    from spotit.constraints.formats import file_for, load_constraints
+
+    schema = benchmark.schema(db_id)
+    if constraints is None:
+        return schema
+    path = file_for(constraints, db_id)
+    if path is None:
+        return schema
+    return augment(schema, load_constraints(path, schema, db_id))
+
+
 def _export_pair(benchmark: Benchmark, q: Question, system: str, pred: str, semantics: str,
                  out: Path, bound: int, now: datetime, known: KnownAnswers, pin_solver: str,
-                 summary: SuiteSummary, dialect: str, data: str) -> list[tuple]:
+                 summary: SuiteSummary, dialect: str, data: str, schema) -> list[tuple]:
     from spotit.encodings.equivalence import Semantics
     from spotit.export import benchmark_script, pair_source
     from spotit.pipeline import Checker, CheckOptions, in_sqlite
     from spotit.smt.logic import logic_of
     from spotit.smt.walkers import formula_size
 
-    schema = benchmark.schema(q.db_id)
     checker = Checker(schema, CheckOptions(bound=bound, semantics=Semantics(semantics), now=now,
                                            data=data))
     gold, pred_sql = q.gold, pred

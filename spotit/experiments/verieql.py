@@ -25,6 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from spotit.constraints.refs import split_ref
 from spotit.errors import SchemaError
 from spotit.experiments.inputs import (
     Benchmark,
@@ -168,16 +169,8 @@ def _list(body: Any, kind: str) -> list:
 
 
 def _column(tables: dict[str, dict], ref: str) -> tuple[str, str]:
-    """``T__C`` as (table, column); names may themselves contain ``__``."""
-    found = []
-    for table, columns in tables.items():
-        if ref.lower().startswith(table.lower() + "__"):
-            rest = ref[len(table) + 2:]
-            found += [(table, c) for c in columns if c.lower() == rest.lower()]
-    if len(found) != 1:
-        why = "no" if not found else "more than one"
-        raise SchemaError(f"VeriEQL constraint names {ref!r}: {why} such table__column")
-    return found[0]
+    """``T__C`` as (table, column), parsed as every constraint reader parses it."""
+    return split_ref(ref, tables)
 
 
 def _q(name: str) -> str:
