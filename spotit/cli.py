@@ -116,6 +116,11 @@ def cmd_check(args) -> int:
     else:
         res = check(schema if schema is not None else args.schema, args.gold, args.pred,
                     db_id=args.db_id, **options)
+    if not args.no_explain and schema is not None:
+        from spotit.explain import explain
+
+        res.explanation = explain(schema, args.gold, args.pred, res,
+                                  seconds=min(60.0, args.timeout), **options)
     if args.save_cex and res.cex_rows is not None and schema is not None:
         path = Path(args.save_cex)
         if path.exists():
@@ -408,6 +413,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--save-cex", metavar="PATH",
                    help="write the counterexample as a SQLite file (and PATH.sql)")
+    p.add_argument("--no-explain", action="store_true",
+                   help="do not search what a counterexample relies on (NULLs, duplicates, "
+                        "repeated values, empty tables)")
     p.add_argument("--no-minimize", action="store_true",
                    help="report the first counterexample found, without shrinking it")
     p.set_defaults(func=cmd_check)

@@ -73,6 +73,7 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
     if res.reason:
         lines.append(f"reason: {res.reason}")
     lines += [f"note: {n}" for n in res.notes]
+    lines += format_explanation(res)
     if res.approximations and res.verdict in (Verdict.SPURIOUS, Verdict.NOT_EQUIVALENT):
         lines.append("over-approximated: " + ", ".join(res.approximations))
     if res.verdict is Verdict.NOT_EQUIVALENT and res.counterexample is not None:
@@ -103,6 +104,23 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
     if res.constrained is not None:
         lines += ["", *format_constrained(res.constrained)]
     return "\n".join(lines)
+
+
+def format_explanation(res: CheckResult) -> list[str]:
+    """``needs: ...`` / ``does not need: ...`` lines (spotit.explain)."""
+    needed = [e["detail"] for e in res.explanation if e["needed"] is True]
+    free = [e["detail"] for e in res.explanation if e["needed"] is False]
+    unknown = [e["detail"] for e in res.explanation if e["needed"] is None]
+    lines = []
+    if needed:
+        lines.append(f"needs: {'; '.join(needed)} (no difference without "
+                     f"{'it' if len(needed) == 1 else 'each'} within k = {res.bound})")
+    if free:
+        lines.append(f"does not need: {'; '.join(free)} (a counterexample without "
+                     f"{'it' if len(free) == 1 else 'each'} exists)")
+    if unknown:
+        lines.append(f"not decided whether it needs: {'; '.join(unknown)}")
+    return lines
 
 
 def _shown_columns(columns: list[str], read: list[str] | None) -> list[str]:

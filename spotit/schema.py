@@ -122,6 +122,7 @@ class Table:
     # assumed, not declared (no DDL says it; see spotit.constraints.augment): rows whose
     # determinant columns are non-NULL and equal have equal dependent columns
     functional_dependencies: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    nonempty: bool = False  # assumed to hold at least one row (an explanation's search)
 
     @property
     def has_rowid(self) -> bool:

@@ -146,6 +146,8 @@ class SymbolicDatabase:
         self.close_over_foreign_keys()
         used = self.used_tables()
         for t in used:
+            if t.nonempty:
+                out.append(self.present(t.name, 0))
             # present rows first
             for r in range(1, self.k):
                 out.append(b.implies(self.present(t.name, r), self.present(t.name, r - 1)))
