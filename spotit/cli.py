@@ -259,7 +259,7 @@ def cmd_evaluate(args) -> int:
             benchmark=args.benchmark, bound=args.bound, solver=args.solver,
             timeout=args.timeout, semantics=args.semantics, probe_trials=args.probe_trials,
             now=args.now or EvaluationSettings.now, ex_time_limit=args.ex_time_limit,
-            dialect=args.dialect, data=args.data)
+            dialect=args.dialect, data=args.data, explain=args.explain)
         store, run_id = run_evaluation(
             benchmark=args.benchmark, dev=args.dev, tables=args.tables, predictions=preds,
             results=args.results, db_dir=args.db_dir, ex_labels=labels,
@@ -496,6 +496,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="result comparison (default: BIRD set; Spider bag, list with ORDER BY; "
                         "VeriEQL bag)")
     _add_dialect_arg(p)
+    p.add_argument("--explain", action="store_true",
+                   help="for each refutation, search what it needs (NULLs, identical rows, "
+                        "repeated values, empty tables; up to --timeout more per pair)")
     _add_data_arg(p)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per check (default 60)")
     p.add_argument("--probe-trials", type=int, default=300,

@@ -97,3 +97,39 @@ def test_random_search_restricted_the_same_way_agrees():
     found = probe(no_null_a, "SELECT a FROM u WHERE b > 1", "SELECT a FROM u WHERE b >= 1",
                   Semantics.SET, trials=400, max_rows=2)
     assert found is not None and all(r[0] is not None for r in found.rows["u"])
+
+
+def test_evaluate_explains_and_the_report_counts_what_refutations_need(tmp_path):
+    import json
+
+    from spotit.experiments.report import summary_table, write_report
+    from spotit.experiments.runners import EvaluationSettings, run_evaluation
+
+    tables = [{"db_id": "shop", "table_names_original": ["item"],
+               "column_names_original": [[-1, "*"], [0, "id"], [0, "name"], [0, "price"]],
+               "column_types": ["text", "number", "text", "number"], "primary_keys": [1],
+               "foreign_keys": []}]
+    pairs = [  # the module docstring's NULL and empty-table pairs, and one needing nothing
+        ("SELECT COUNT(*) FROM item WHERE name IS NULL OR name <> 'x'",
+         "SELECT COUNT(*) FROM item WHERE name <> 'x'"),
+        ("SELECT MAX(price) FROM item", "SELECT price FROM item ORDER BY price DESC LIMIT 1"),
+        ("SELECT id FROM item WHERE price > 10", "SELECT id FROM item WHERE price >= 10"),
+    ]
+    (tmp_path / "dev.json").write_text(json.dumps([
+        {"question_id": i, "db_id": "shop", "question": "", "evidence": "", "SQL": g,
+         "difficulty": "simple"} for i, (g, _) in enumerate(pairs)]))
+    (tmp_path / "tables.json").write_text(json.dumps(tables))
+    (tmp_path / "p.json").write_text(json.dumps({str(i): p for i, (_, p) in enumerate(pairs)}))
+    settings = EvaluationSettings(benchmark="bird", bound=2, timeout=30, explain=True)
+    store, run_id = run_evaluation(
+        benchmark="bird", dev=tmp_path / "dev.json", tables=tmp_path / "tables.json",
+        predictions={"sys": tmp_path / "p.json"}, results=tmp_path / "r.sqlite",
+        settings=settings, workers=1)
+    needs = {r.question_id: {e["feature"] for e in r.result["explanation"] if e["needed"]}
+             for r, _ in store.run_records(run_id)}
+    store.close()
+    assert needs == {"0": {"null"}, "1": {"empty"}, "2": set()}
+    summary = write_report(tmp_path / "r.sqlite", tmp_path / "report", run_id=run_id)
+    assert summary["systems"]["sys"]["explanations"] == {
+        "explained": 3, "needs": {"empty": 1, "null": 1}, "needs_none_found": 1}
+    assert "need null" in summary_table(summary)

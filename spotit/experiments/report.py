@@ -154,6 +154,22 @@ def constraints_summary(pairs: list[Pair]) -> dict[str, Any] | None:
     }
 
 
+def explanations_summary(pairs: list[Pair]) -> dict[str, Any] | None:
+    """What the refutations need (``spotit evaluate --explain``): per feature kind, how
+    many refutations need it, and how many need none of the features found."""
+    explained = [p for p in pairs if p.rec.verdict == "not_equivalent"
+                 and "explanation" in (p.rec.result or {})
+                 and (p.rec.result or {}).get("explained")]
+    if not explained:
+        return None
+    needs = Counter(e["feature"] for p in explained for e in p.rec.result["explanation"]
+                    if e.get("needed") is True)
+    nothing = sum(1 for p in explained
+                  if not any(e.get("needed") for e in p.rec.result["explanation"]))
+    return {"explained": len(explained), "needs": dict(sorted(needs.items())),
+            "needs_none_found": nothing}
+
+
 def load_run(store_path: str | Path, run_id: int | None = None
              ) -> tuple[dict[str, Any], list[Pair]]:
     """The run (latest by default) and its pairs, in the store's order."""
@@ -234,6 +250,7 @@ def system_summary(pairs: list[Pair], *, iterations: int, seed: int) -> dict[str
         "cex_bound": {str(k): c for k, c in sorted(cex.items())},
         "found_by": dict(sorted(found.items())),
         "constraints": constraints_summary(pairs),
+        "explanations": explanations_summary(pairs),
     }
 
 
@@ -440,6 +457,13 @@ def summary_table(summary: dict[str, Any]) -> str:
                 for n, c in assumed.items()]
         tables.append(_text_table(["system", "EX-SpotIt", "under constraints", "refuted",
                                    "survive", "removed", "undecided", "removed by kind"], rows))
+    explained = {n: s["explanations"] for n, s in systems.items() if s.get("explanations")}
+    if explained:
+        kinds = sorted({k for e in explained.values() for k in e["needs"]})
+        rows = [[n, str(e["explained"]), *(str(e["needs"].get(k, 0)) for k in kinds),
+                 str(e["needs_none_found"])] for n, e in explained.items()]
+        tables.append(_text_table(["system", "refutations explained",
+                                   *(f"need {k}" for k in kinds), "need none of them"], rows))
     return "\n\n".join([*tables, "\n".join(notes)])
 
 

@@ -51,6 +51,7 @@ class EvaluationSettings:
     ex_time_limit: float = 30.0  # seconds for the gold query on the real database
     dialect: str = "sqlite"  # the queries' SQL dialect (spotit.frontend.dialects)
     data: str = "declared"  # what the columns may hold (spotit.schema.Schema.with_data)
+    explain: bool = False  # search what each refutation needs (spotit.explain)
 
     def key_settings(self, mentions_now: bool) -> dict[str, Any]:
         out = asdict(self)
@@ -60,6 +61,8 @@ class EvaluationSettings:
             out.pop("dialect")  # keys of runs from before dialects existed stay valid
         if self.data == "declared":
             out.pop("data")  # likewise for runs from before data levels
+        if not self.explain:
+            out.pop("explain")
         if not mentions_now:
             out.pop("now")  # only queries that read the clock depend on it
         return out
@@ -112,7 +115,18 @@ def check_pair(job: PairJob) -> dict[str, Any]:
                 dialect=s.get("dialect", "sqlite"), data=s.get("data", "declared"))
     if job.constraints is not None:
         res.constrained = _constrained(job, res)
+    explained = False
+    if s.get("explain") and res.verdict.value == "not_equivalent":
+        from spotit.explain import explain
+
+        res.explanation = explain(
+            _schema(job.ddl), job.question.gold, job.prediction.sql, res,
+            seconds=s["timeout"], bound=s["bound"], solver=s["solver"],
+            semantics=job.semantics, now=datetime.fromisoformat(s["now"]),
+            dialect=s.get("dialect", "sqlite"), data=s.get("data", "declared"))
+        explained = True
     data = res.to_json()
+    data["explained"] = explained
     out.update(verdict=data["verdict"], reason=data["reason"], seconds=data["seconds"],
                result=data)
     return out
@@ -350,6 +364,7 @@ def evaluate(ev: Evaluation, store: ResultsStore, *, workers: int | None = None,
     store.add_to_run(run_id, first)
     tick(first)
     searches = 3 if ev.constraints else 1  # under constraints: up to two more searches
+    searches += 1 if ev.settings.explain else 0  # the explanation's searches share one more
     hard = searches * ev.settings.timeout + 2 * ev.settings.ex_time_limit + 30.0
     if todo:
         by_key = {j.key: j for j in todo}
