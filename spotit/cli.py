@@ -40,15 +40,17 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
                    help="random databases tried before the solver (0: solver only)")
     _add_constraints_arg(p)
     _add_dialect_arg(p)
-    _add_data_arg(p)
+    _add_data_arg(p, ("declared", "sqlite", "realistic"))
 
 
-def _add_data_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", default="declared", choices=["declared", "sqlite"],
+def _add_data_arg(p: argparse.ArgumentParser,
+                  data_levels: tuple[str, ...] = ("declared", "sqlite")) -> None:
+    p.add_argument("--data", default="declared", choices=list(data_levels),
                    help="what the columns may hold: 'declared' (default) values of each "
                         "column's declared type; 'sqlite' any value SQLite stores there "
                         "(text in a DATE column, 50.5 in an INTEGER one): the strongest "
-                        "'equivalent'")
+                        "'equivalent'" + ("; 'realistic' declared plus the --constraints"
+                                          if "realistic" in data_levels else ""))
 
 
 def _add_constraints_arg(p: argparse.ArgumentParser, directory: bool = False) -> None:
@@ -108,7 +110,20 @@ def cmd_check(args) -> int:
     options = dict(bound=args.bound, solver=args.solver, semantics=args.semantics,
                    timeout=args.timeout, now=_now(args), minimize=not args.no_minimize,
                    probe_trials=args.probe_trials, dialect=args.dialect, data=args.data)
-    if args.constraints and schema is not None:
+    if args.data == "realistic":
+        if not args.constraints:
+            raise SystemExit("spotit: error: --data realistic needs --constraints (the "
+                             "constraints assumed to hold: a file, or mined with spotit "
+                             "constraints mine)")
+        if schema is not None:
+            from spotit.constraints.augment import augment
+
+            # declared types plus the constraints, as if the schema declared them
+            schema = augment(schema, _constraints(args.constraints, schema, args.db_id))
+        res = check(schema if schema is not None else args.schema, args.gold, args.pred,
+                    db_id=args.db_id, **{**options, "data": "declared"})
+        res.data = options["data"] = "realistic"
+    elif args.constraints and schema is not None:
         from spotit.constraints.assume import check_with_constraints
 
         cs = _constraints(args.constraints, schema, args.db_id)

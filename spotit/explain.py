@@ -147,6 +147,8 @@ def _without(f: Feature, schema: Schema, options: dict[str, Any]
 
     if f.kind == "stored_type":
         return schema, {**options, "data": "declared"}
+    if options.get("data") == "realistic":  # the schema given is the augmented one
+        options = {**options, "data": "declared"}
     if f.kind == "empty":
         tables = tuple(replace(t, nonempty=True) if t.name == f.table else t
                        for t in schema.tables)

@@ -57,6 +57,7 @@ DATA_MEANING = {
     "declared": "declared (each column holds values of its declared type; "
                 "--data sqlite assumes only what SQLite enforces)",
     "sqlite": "sqlite (any value SQLite stores in each column)",
+    "realistic": "realistic (declared types plus the --constraints, assumed to hold)",
 }
 
 

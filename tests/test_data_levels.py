@@ -90,3 +90,21 @@ def test_every_verdict_says_its_level(capsys):
     assert "verdict: equivalent" in out and "data: declared" in out
     bad = check(SCHEMA, gold, pred, data="realistic-ish")
     assert bad.verdict.value == "error" and "data level" in bad.reason
+
+
+def test_realistic_level_assumes_the_constraints(tmp_path, capsys):
+    """``a > 1`` and ``a >= 1`` differ only when a = 1; with every a at least 5 assumed
+    (a range constraint), they are equivalent under ``realistic`` and not otherwise."""
+    cs = tmp_path / "c.json"
+    cs.write_text(json.dumps({"constraints": [
+        {"kind": "range", "table": "t", "column": "a", "min": 5}]}))
+    gold, pred = "SELECT id FROM t WHERE a > 1", "SELECT id FROM t WHERE a >= 1"
+    base = ["check", "--schema", SCHEMA, "--gold", gold, "--pred", pred, "--bound", "2",
+            "--json", "--no-explain"]
+    assert cli.main([*base, "--data", "realistic", "--constraints", str(cs)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["verdict"], out["data"]) == ("equivalent", "realistic")
+    assert cli.main(base) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "not_equivalent"
+    with pytest.raises(SystemExit, match="needs --constraints"):
+        cli.main([*base, "--data", "realistic"])
