@@ -201,3 +201,12 @@ def test_regression_reproducers_pass(path, solver):
     """Bugs the fuzzer found once; each reproducer must now agree with SQLite."""
     out = reproducers.replay(path, solver)
     assert out.kind in ("ok", "skipped"), out
+
+
+def test_only_window_fuzzes_window_functions_and_nothing_else(tmp_path):
+    from spotit.proofs.fuzz import fuzz
+
+    report = fuzz(examples=3, only="WINDOW", out_dir=tmp_path)
+    assert report.windows_checked == 3
+    assert report.expressions_checked == report.tables_checked == 0
+    assert report.query_pairs_checked == 0 and not report.discrepancies

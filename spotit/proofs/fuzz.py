@@ -182,7 +182,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
     report = FuzzReport(solvers=solvers, seed=seed)
     start = time.monotonic()
     stop_at = start + minutes * 60 if minutes is not None else None
-    window_only = only is not None and _window_function(only) is not None
+    window_only = only is not None and (only.upper() == ALL_WINDOWS
+                                        or _window_function(only) is not None)
     targets = {"expression": 0 if window_only else examples,
                "tables": 0 if only else examples,
                "query_pair": 0 if only else (math.ceil(examples / 4) if examples else None),
@@ -275,6 +276,9 @@ def _fuzz_worker(kwargs: dict[str, Any]) -> dict[str, Any]:
 _PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2, "window": 3}
 
 
+ALL_WINDOWS = "WINDOW"  # --only WINDOW: every window function, nothing else
+
+
 def _window_function(only: str) -> str | None:
     """The window function an ``--only`` name means, if it means one."""
     from spotit.ir import relational as R
@@ -311,7 +315,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
         report.expressions_checked += checked
         return checked, case, outcome
     if part == "window":
-        fname = _window_function(only) if only else None
+        fname = _window_function(only) if only and only.upper() != ALL_WINDOWS else None
         strategy = st.tuples(window_rows(), window_calls(fname))
 
         def one_window(case):
