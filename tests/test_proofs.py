@@ -210,3 +210,27 @@ def test_only_window_fuzzes_window_functions_and_nothing_else(tmp_path):
     assert report.windows_checked == 3
     assert report.expressions_checked == report.tables_checked == 0
     assert report.query_pairs_checked == 0 and not report.discrepancies
+
+
+def test_solvers_are_cross_examined(monkeypatch):
+    """A planted solver that "proves" every bound is caught by the other solver's
+    SQLite-confirmed counterexample, even with no random databases tried."""
+    from spotit import pipeline
+    from spotit.proofs.queries import check_query_pair
+    from spotit.verdict import CheckResult, Verdict
+
+    real = pipeline.check
+
+    def lying(schema, gold, pred, **kw):
+        if kw.get("solver") == "cvc5":
+            return CheckResult(Verdict.EQUIVALENT, kw["bound"], "cvc5", "set",
+                               proven_bound=kw["bound"])
+        return real(schema, gold, pred, **kw)
+
+    monkeypatch.setattr(pipeline, "check", lying)
+    ddl = "CREATE TABLE t (i INTEGER);"
+    gold, pred = "SELECT i FROM t WHERE i > 1", "SELECT i FROM t WHERE i >= 1"
+    alone = check_query_pair(gold, pred, "cvc5", 2, databases=0, ddl=ddl)
+    assert alone.kind == "ok"  # nothing shows it wrong without a witness
+    crossed = check_query_pair(gold, pred, "cvc5", 2, databases=0, ddl=ddl, cross=("z3",))
+    assert crossed.kind == "divergence" and "z3 found it" in crossed.detail

@@ -344,7 +344,9 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
 
     def one_pair(case):
         ddl, gold, pred = case
-        outcome = check_query_pair(gold, pred, solver, PAIR_BOUND, ddl=ddl)
+        # with several solvers, each is cross-examined by the others' counterexamples
+        others = tuple(x for x in report.solvers if x != solver)
+        outcome = check_query_pair(gold, pred, solver, PAIR_BOUND, ddl=ddl, cross=others)
         report.spurious_pairs += outcome.spurious > 0 or outcome.verdict == "spurious"
         report.inconclusive += outcome.verdict == "timeout"
         return outcome.kind, outcome

@@ -243,15 +243,28 @@ class PairOutcome:
 @crash_proof(lambda detail: PairOutcome(CRASH, "error", None, 0, 0, detail))
 def check_query_pair(gold: str, pred: str, solver: str = "z3", bound: int = 2,
                      databases: int = 60, timeout: float = 30.0, ddl: str = FUZZ_DDL,
-                     known_database: dict | None = None) -> PairOutcome:
+                     known_database: dict | None = None, cross: tuple[str, ...] = ()
+                     ) -> PairOutcome:
     """Run the verifier on one pair; a divergence if it proved a bound that a
-    database SQLite shows a difference on (``known_database`` or a random one) fits in."""
+    database SQLite shows a difference on (``known_database``, one the ``cross`` solvers
+    found, or a random one) fits in. ``cross`` cross-examines solvers: a bound one
+    proves unsat while another finds a SQLite-confirmed counterexample within it."""
     from spotit.pipeline import check
     from spotit.probe import probe
     from spotit.validate import validate
 
     schema = schema_from_ddl(ddl)
     semantics = Semantics.SET
+    witness = ""
+    for other in cross:
+        if known_database:
+            break
+        res = check(schema, gold, pred, bound=bound, solver=other, probe_trials=0,
+                    timeout=timeout, minimize=False)
+        if res.verdict.value == "not_equivalent" and res.counterexample is not None:
+            known_database = {t: [list(r.values()) for r in rows]
+                              for t, rows in res.counterexample.items()}
+            witness = f" ({other} found it)"
     difference_at = None
     database = None
     if known_database:
@@ -278,7 +291,8 @@ def check_query_pair(gold: str, pred: str, solver: str = "z3", bound: int = 2,
         return PairOutcome(
             "divergence", res.verdict.value, difference_at, res.proven_bound,
             len(res.spurious),
-            f"SQLite shows a difference on a database of {difference_at} row(s) per table, "
-            f"but the verifier proved bound {res.proven_bound}", database)
+            f"SQLite shows a difference on a database of {difference_at} row(s) per table"
+            f"{witness if database == known_database else ''}, but the verifier proved "
+            f"bound {res.proven_bound}", database)
     return PairOutcome("ok", res.verdict.value, difference_at, res.proven_bound,
                        len(res.spurious), res.reason)
