@@ -293,6 +293,13 @@ def _pinned(row: tuple, expr: str, data: str = "declared") -> PinnedCase:
                       data=data)
 
 
+def _tally(report: FuzzReport, outcome):
+    """Count a Thm 1 outcome that is not a verdict (a solver timeout, unsupported)."""
+    report.inconclusive += outcome.kind == "error"
+    report.unsupported += outcome.kind == "unsupported"
+    return outcome.kind, outcome
+
+
 def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | None,
               only: str | None, report: FuzzReport):
     if part == "expression":
@@ -306,10 +313,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
 
         def one(case):
             expr, row, data = case
-            outcome = check_pinned(_pinned(row, expr, data), solver)
-            report.inconclusive += outcome.kind == "error"
-            report.unsupported += outcome.kind == "unsupported"
-            return outcome.kind, outcome
+            return _tally(report, check_pinned(_pinned(row, expr, data), solver))
 
         checked, case, outcome = _search(strategy, one, n, run_seed, stop_at)
         report.expressions_checked += checked
@@ -320,10 +324,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
 
         def one_window(case):
             rows, call = case
-            outcome = check_window(WindowCase(tuple(rows), call), solver)
-            report.inconclusive += outcome.kind == "error"
-            report.unsupported += outcome.kind == "unsupported"
-            return outcome.kind, outcome
+            return _tally(report, check_window(WindowCase(tuple(rows), call), solver))
 
         checked, case, outcome = _search(strategy, one_window, n, run_seed, stop_at)
         report.windows_checked += checked
