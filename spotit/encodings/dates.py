@@ -25,8 +25,9 @@ milliseconds), and optionally the civil parts the input spelled out. Sources:
 
 Julian day arithmetic uses integer division by constants only (linear).
 Supported modifiers: ``±N day|hour|minute|second|month|year[s]`` with integer
-N, ``start of day|month|year``. ``localtime``/``utc`` and the rest are
-``unsupported``: they depend on the machine's time zone or are rare.
+N, ``start of day|month|year``, and ``localtime``/``utc`` in SpotIt's fixed time zone,
+UTC (they only normalise; supported on values known to lie in 0000..9999, where
+SQLite's ``localtime`` is exactly that). The rest are ``unsupported`` (rare).
 """
 
 from __future__ import annotations
@@ -327,14 +328,18 @@ def apply_modifier(enc: Encoder, tv: TimeValue, mod: Value) -> TimeValue:
                          tv.four_digit_year, True)
     hit = _MOD_RE.match(text)
     if not hit:
-        if low in ("localtime", "utc"):
-            raise Unsupported(f"date modifier '{text}' (depends on the time zone)")
         raise Unsupported(f"date modifier '{text}'")
     n = int(hit.group(2)) * (-1 if hit.group(1) == "-" else 1)
     unit = hit.group(3).lower()
     if unit in ("month", "year"):
         return _add_months(b, tv, n * (12 if unit == "year" else 1))
     seconds = n * {"day": SECONDS_PER_DAY, "hour": 3600, "minute": 60, "second": 1}[unit]
+    return _add_seconds(b, tv, seconds)
+
+
+def _add_seconds(b: Builder, tv: TimeValue, seconds: int) -> TimeValue:
+    """The time value ``seconds`` later, normalised; NULL out of SQLite's range."""
+    zero = b.int(0)
     total = b.plus(b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), tv.secs),
                    b.int(seconds))
     day = b.floordiv(total, SECONDS_PER_DAY)
@@ -373,9 +378,73 @@ def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
 
 def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
     tv = time_value(enc, args[0])
-    for mod in args[1:]:
-        tv = apply_modifier(enc, tv, mod)
+    in_range = _always_in_range(args[0])
+    for i, mod in enumerate(args[1:]):
+        zone = _time_zone_modifier(mod)
+        if zone is None:
+            tv = apply_modifier(enc, tv, mod)
+            in_range = in_range and _keeps_range(mod)
+            continue
+        if not in_range:
+            raise Unsupported(f"date modifier '{zone}' on a time value that may be outside "
+                              "0000-01-01..9999-12-31 (SQLite's localtime then maps years)")
+        # the fixed time zone is UTC: 'localtime' and 'utc' only normalise (SQLite's
+        # toLocaltime with a zero offset), exact on every time value in range; a value
+        # read from date parts (a cell, a date function, 'now') is normal already
+        if args[0].is_constant() and not _is_now(args[0]):
+            tv = _constant_time(enc, args[0].constant()) if i == 0 else \
+                _add_seconds(enc.b, tv, 0)
     return tv
+
+
+def _time_zone_modifier(mod: Value) -> str | None:
+    """'localtime' or 'utc' (any case, nothing around it, as SQLite matches them)."""
+    if mod.is_constant() and isinstance(mod.constant(), str) and \
+            mod.constant().lower() in ("localtime", "utc"):
+        return mod.constant()
+    return None
+
+
+def _constant_time(enc: Encoder, c) -> TimeValue:
+    """SQLite's time value of the constant ``c`` (normalised, NULL if none), as numbers."""
+    from spotit import concrete
+
+    b = enc.b
+    text = concrete.evaluate("strftime('%Y %m %d %H %M %f', ?, '+0 seconds')", (c,))
+    if text is None:
+        return TimeValue(b.TRUE, b.int(0), b.int(0))
+    y, m, d, H, M, f = text.split()
+    ms = round(float(f) * 1000)
+    return _from_parts(b, *(b.int(int(x)) for x in (y, m, d, H, M)), b.int(ms // 1000),
+                       b.FALSE, b.int(ms % 1000))
+
+
+def _is_now(v: Value) -> bool:
+    return isinstance(v.constant(), str) and v.constant().strip().lower() == "now"
+
+
+def _always_in_range(v: Value) -> bool:
+    """SQLite reads ``v`` as NULL or as a time value within 0000-01-01..9999-12-31 (the
+    range of date text; where SQLite's 'localtime' with a zero offset is the identity)."""
+    if v.is_constant():
+        c = v.constant()
+        if c is None or _is_now(v):
+            return True
+        from spotit import concrete
+
+        try:
+            jd = concrete.evaluate("julianday(?)", (c,))
+        except concrete.SqliteEvalError:
+            return False
+        return jd is not None and 1721059.5 <= jd < LAST_DAY + 0.5
+    return bool(v.alts) and all(a.date is not None for a in v.alts)
+
+
+def _keeps_range(mod: Value) -> bool:
+    """A modifier that cannot move a time value of 0000..9999 out of that range."""
+    text = mod.constant() if mod.is_constant() else None
+    return isinstance(text, str) and " ".join(text.lower().split()) in (
+        "start of day", "start of month", "start of year")
 
 
 def _parts_dict(b: Builder, tv: TimeValue) -> dict[str, FNode]:

@@ -624,7 +624,7 @@ class _Binder:
             lrow = isinstance(e.left, A.Row) and len(e.left.items) != 1
             rrow = isinstance(e.right, A.Row) and len(e.right.items) != 1
             if lrow or rrow:
-                raise Unsupported("row value comparison", pos=e.pos)
+                return self.row_comparison(e, scope, kw)
         left = self.expr(e.left, scope, **kw)
         right = self.expr(e.right, scope, **kw)
         op = e.op.upper()
@@ -763,6 +763,53 @@ class _Binder:
         if n.double_quoted and len(n.parts) == 1:
             return S.Const(n.parts[0])  # SQLite's fallback: "x" is the string 'x'
         raise BindError(f"no such column: {'.'.join(n.parts)}", pos=n.pos)
+
+    def row_comparison(self, e: A.Binary, scope: _Scope, kw) -> S.Expr:
+        """``(a, b) op (c, d)`` (or a row against a subquery of as many columns) as SQLite
+        defines it (lang_expr.html#row_value_comparisons): pairs compared left to right
+        with the scalar rules (affinity and collation per pair); ``=`` is the AND of the
+        pairs, ``<>`` its negation, ``IS`` the AND of IS, ``<`` and the others
+        lexicographic: ``a < c OR (a = c AND (b < d))``. In three-valued logic these are
+        exactly SQLite's results, NULLs included.
+
+        A subquery operand is its first row: each column becomes a scalar subquery of
+        its own. Where the first row is SQLite's arbitrary choice, the columns are then
+        chosen independently, which admits SQLite's row among others (sound; a
+        difference through it is not confirmed on SQLite)."""
+        op = e.op.upper()
+        if op not in ("=", "!=", "<", "<=", ">", ">=", "IS", "IS NOT"):
+            raise Unsupported(f"row value with operator {e.op}", pos=e.pos)
+        left = self._row_items(e.left, scope, kw)
+        right = self._row_items(e.right, scope, kw)
+        if len(left) != len(right):
+            raise BindError("row value misused", pos=e.pos)
+        if op in ("IS", "IS NOT"):
+            out = _conjoin([S.Is(x, y) for x, y in zip(left, right, strict=True)])
+            return S.Not(out) if op == "IS NOT" else out
+        if op in ("=", "!="):
+            out = _conjoin([S.Compare("=", x, y) for x, y in zip(left, right, strict=True)])
+            return S.Not(out) if op == "!=" else out
+        strict = op[0]
+        out: S.Expr = S.Compare(op, left[-1], right[-1])
+        for x, y in zip(reversed(left[:-1]), reversed(right[:-1]), strict=True):
+            out = S.Or(S.Compare(strict, x, y), S.And(S.Compare("=", x, y), out))
+        return out
+
+    def _row_items(self, e: A.Expr, scope: _Scope, kw) -> list[S.Expr]:
+        if isinstance(e, A.Row):
+            if any(isinstance(i, A.Row) and len(i.items) != 1 for i in e.items):
+                raise BindError("row value misused", pos=e.pos)
+            return [self.expr(i, scope, **kw) for i in e.items]
+        if isinstance(e, A.Subquery):
+            q = self.subquery(e.query, scope, want_one_column=False)
+            cols = q.columns
+            out = []
+            for i, c in enumerate(cols):
+                ref = S.ColumnRef(0, i, c.affinity, c.name, c.collation)
+                col = R.Project(q, (ref,), (R.OutColumn(c.name, c.affinity, c.collation),))
+                out.append(S.ScalarSubquery(col))
+            return out
+        return [self.expr(e, scope, **kw)]
 
     def subquery(self, q: A.Query, scope: _Scope, *, want_one_column: bool) -> R.Rel:
         rel = self.query(q, scope, scope.ctes)
@@ -1081,6 +1128,13 @@ def _find_visible(cols: list[_Col], name: str) -> int | None:
         if c.name.lower() == low and not c.hidden:
             return i
     return None
+
+
+def _conjoin(terms: list[S.Expr]) -> S.Expr:
+    out = terms[0]
+    for t in terms[1:]:
+        out = S.And(out, t)
+    return out
 
 
 def _conjoin(terms: list[S.Expr]) -> S.Expr:

@@ -24,14 +24,22 @@ from spotit.frontend.render import render
 DATE_FUNCTIONS = {"DATE", "TIME", "DATETIME", "JULIANDAY", "STRFTIME", "UNIXEPOCH", "TIMEDIFF"}
 
 
+TIME_ZONE_MODIFIERS = ("localtime", "utc")
+UTC_SPELLING = "+0 seconds"
+"""What 'localtime' and 'utc' become on SQLite: SpotIt's time zone is UTC, where both only
+normalise the time value (as ``+0 seconds`` does), whatever this machine's zone is."""
+
+
 def mentions_now(sql: str) -> bool:
     low = sql.lower()
     return "now" in low or "current_" in low
 
 
 def pin_now(sql: str, now: datetime) -> str:
-    """``sql`` with every ``'now'`` time value and CURRENT_* replaced by ``now``."""
-    if not mentions_now(sql):
+    """``sql`` with every ``'now'`` time value and CURRENT_* replaced by ``now``, and the
+    date modifiers 'localtime' and 'utc' by their meaning in UTC (``'+0 seconds'``)."""
+    low = sql.lower()
+    if not mentions_now(sql) and not any(z in low for z in TIME_ZONE_MODIFIERS):
         return sql
     stamp = now.strftime("%Y-%m-%d %H:%M:%S")
     changed = False
@@ -51,11 +59,15 @@ def pin_now(sql: str, now: datetime) -> str:
                 return A.Literal(stamp, pos=node.pos)
             if name in DATE_FUNCTIONS:
                 args = []
-                for a in node.args:
+                for i, a in enumerate(node.args):
                     if isinstance(a, A.Literal) and isinstance(a.value, str) and \
                             a.value.strip().lower() == "now":
                         changed = True
                         a = A.Literal(stamp, pos=a.pos)
+                    elif i and isinstance(a, A.Literal) and isinstance(a.value, str) and \
+                            a.value.lower() in TIME_ZONE_MODIFIERS:
+                        changed = True
+                        a = A.Literal(UTC_SPELLING, pos=a.pos)
                     args.append(a)
                 node = dataclasses.replace(node, args=tuple(args))
         return node

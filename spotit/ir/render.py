@@ -90,6 +90,9 @@ def _render(e: S.Expr) -> str:
             raise _NotClosed  # not a function of its arguments
         if any(isinstance(a, S.Const) and a.value == "now" for a in e.args):
             raise _NotClosed  # 'now' is the evaluation instant, fixed elsewhere
+        if any(isinstance(a, S.Const) and isinstance(a.value, str) and
+               a.value.lower() in ("localtime", "utc") for a in e.args[1:]):
+            raise _NotClosed  # SpotIt's time zone (UTC), not this machine's
         if e.name == "JULIANDAY":
             raise _NotClosed  # SQLite's double would not equal the exact value of a cell's
         return f"{e.name}({', '.join(r(a) for a in e.args)})"

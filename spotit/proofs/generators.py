@@ -142,7 +142,8 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
     "modifier": st.sampled_from(["'+1 day'", "'-1 day'", "'+2 months'", "'-1 month'",
                                  "'+1 year'", "'start of month'", "'start of year'",
                                  "'start of day'", "'+3 hours'", "'-90 minutes'",
-                                 "'+30 seconds'", "'+0.5 days'", "'weekday 0'"]),
+                                 "'+30 seconds'", "'+0.5 days'", "'weekday 0'",
+                                 "'localtime'", "'utc'"]),
     "chars": st.sampled_from(["' '", "'a'", "'ab'", "' a'", "'%'", "''"]),
     "digits": st.sampled_from(["0", "1", "2", "-1"]),
     "pattern": st.one_of(
