@@ -261,7 +261,8 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
         total.discrepancies += [Discrepancy(**d) for d in part["discrepancy_details"]]
         if progress is not None:
             progress(f"worker {i} (seed {seed * 1000 + i}) done: "
-                     f"{part['expressions_checked']} expressions, {part['tables_checked']} "
+                     f"{part['expressions_checked']} expressions, "
+                     f"{part.get('windows_checked', 0)} window calls, {part['tables_checked']} "
                      f"table pairs, {part['query_pairs_checked']} query pairs, "
                      f"{len(part['discrepancy_details'])} discrepancies")
     total.seconds = time.monotonic() - start
