@@ -794,8 +794,62 @@ def _pair_section(p: Pair, anchor: str, index: dict[tuple[str, str], Pair],
         parts.append(f'<div class="two"><div>{gold}</div><div>{pred}</div></div>')
     if r.reason:
         parts.append(f"<p><strong>Reason:</strong> {_e(r.reason)}</p>")
+    parts.append(_needs_html(r.result or {}))
     parts.append('<p><a href="#refuted">↑ index of refuted pairs</a></p></article>')
     return "".join(parts)
+
+
+def _needs_html(result: dict[str, Any]) -> str:
+    """What the difference relies on (``--explain``) and whether it survives the assumed
+    constraints (``--constraints``), as short paragraphs."""
+    out = []
+    explanation = result.get("explanation") or []
+    needed = [e["detail"] for e in explanation if e.get("needed") is True]
+    free = [e["detail"] for e in explanation if e.get("needed") is False]
+    if result.get("explained"):
+        out.append("<p><strong>Needs:</strong> " + (_e("; ".join(needed)) if needed else
+                   "none of the features its counterexample has") + ".</p>")
+        if free:
+            out.append(f'<p class="muted">Does not need: {_e("; ".join(free))}.</p>')
+    c = result.get("constrained")
+    if c:
+        violated = "; ".join(c.get("violated") or [])
+        text = {"not_equivalent": "the difference survives them",
+                "equivalent": "no difference on data that satisfies them"}.get(
+            c.get("verdict"), f"undecided ({c.get('verdict')})")
+        out.append(f"<p><strong>Under the assumed constraints:</strong> {_e(text)}"
+                   + (f"; the counterexample violates {_e(violated)}" if violated else "")
+                   + ".</p>")
+    return "".join(out)
+
+
+def _feature_index(refuted: list[Pair], anchors: dict[tuple[str, str], str],
+                   systems: list[str]) -> str:
+    """Refuted pairs by what they need (``--explain``): a filter that needs no script."""
+    kinds: dict[str, str] = {}
+    for p in refuted:
+        for e in (p.rec.result or {}).get("explanation") or []:
+            if e.get("needed") is True:
+                kinds.setdefault(e["feature"], e["detail"].split(" in ")[0])
+    if not kinds:
+        return ""
+    head = "".join(f"<th>needs {_e(label)}</th>" for label in kinds.values())
+    rows = []
+    for name in systems:
+        cells = []
+        for kind in kinds:
+            links = [f'<a href="#{_e(anchors[(p.rec.system, p.rec.question_id)])}">'
+                     f"{_e(p.rec.question_id)}</a>" for p in refuted
+                     if p.rec.system == name and any(
+                         e.get("needed") is True and e["feature"] == kind
+                         for e in (p.rec.result or {}).get("explanation") or [])]
+            cells.append(f'<td class="idx">{"".join(links) or "-"}</td>')
+        rows.append(f"<tr><th>{_e(name)}</th>{''.join(cells)}</tr>")
+    return ('<h3 id="needs">By what the difference needs</h3><p>A refutation needs a '
+            "feature when no difference exists within the bound without it (searched "
+            "again with the feature forbidden).</p>"
+            f'<table class="wide"><thead><tr><th>System</th>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
 
 
 def _refuted_index(refuted: list[Pair], anchors: dict[tuple[str, str], str],
@@ -872,7 +926,8 @@ def render_html(summary: dict[str, Any], pairs: list[Pair]) -> str:
         "the ones to audit (audit.csv lists them with an empty label column). Links go to "
         "each pair's details below; tables show at most "
         f"{ROW_CAP} rows.</p>",
-        _refuted_index(refuted, anchors, names), "</section>",
+        _refuted_index(refuted, anchors, names),
+        _feature_index(refuted, anchors, names), "</section>",
         '<section id="pairs">', *sections, "</section>", "</body></html>",
     ]
     return "\n".join(body) + "\n"
