@@ -134,5 +134,6 @@ def test_evaluate_explains_and_the_report_counts_what_refutations_need(tmp_path)
         "explained": 3, "needs": {"empty": 1, "null": 1}, "needs_none_found": 1}
     assert "need null" in summary_table(summary)
     html = (tmp_path / "report" / "index.html").read_text()
+    assert "What the refutations need" in html
     assert 'id="needs"' in html and "needs NULL" in html and "needs no rows" in html
     assert "<strong>Needs:</strong> NULL in item.name" in html

@@ -823,6 +823,29 @@ def _needs_html(result: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _assumptions_table(summary: dict[str, Any]) -> str:
+    """Per system: refutations under assumed constraints, and what the refutations need."""
+    systems = summary["systems"]
+    out = []
+    assumed = {n: s["constraints"] for n, s in systems.items() if s.get("constraints")}
+    if assumed:
+        rows = [[n, c["refutations"], c["surviving"], c["removed"], c["undecided"],
+                 ", ".join(f"{k} {v}" for k, v in c["removed_by_kind"].items()) or "-"]
+                for n, c in assumed.items()]
+        out.append("<h3>Under the assumed constraints</h3>" + _html_rows(
+            ["System", "refuted", "survive", "removed", "undecided", "removed by kind"],
+            rows, "refutations checked again on data that satisfies the constraints"))
+    explained = {n: s["explanations"] for n, s in systems.items() if s.get("explanations")}
+    if explained:
+        kinds = sorted({k for e in explained.values() for k in e["needs"]})
+        rows = [[n, e["explained"], *(e["needs"].get(k, 0) for k in kinds),
+                 e["needs_none_found"]] for n, e in explained.items()]
+        out.append("<h3>What the refutations need</h3>" + _html_rows(
+            ["System", "explained", *(f"need {k}" for k in kinds), "need none of them"],
+            rows, "refutations by the features they need (see the index below)"))
+    return "".join(out)
+
+
 def _feature_index(refuted: list[Pair], anchors: dict[tuple[str, str], str],
                    systems: list[str]) -> str:
     """Refuted pairs by what they need (``--explain``): a filter that needs no script."""
@@ -911,6 +934,7 @@ def render_html(summary: dict[str, Any], pairs: list[Pair]) -> str:
         "<details><summary>Provenance (versions and machine)</summary>",
         _kv_table(provenance), "</details></header>",
         '<section id="systems"><h2>Systems</h2>', banner, _systems_table(summary),
+        _assumptions_table(summary),
         f"<p><strong>Kendall τ-b</strong> between the EX-TEST ranking and the others "
         f"(1 = same order, −1 = reversed): {_e(tau_text)}.</p>",
         '<dl class="legend">', legend, "</dl>",
