@@ -823,6 +823,15 @@ def _needs_html(result: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _count_table(columns: list[str], rows: list[list[Any]]) -> str:
+    """A small table of names and counts (counts right-aligned)."""
+    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(
+        f'<td class="n">{v}</td>' if isinstance(v, int) else f"<td>{_e(str(v))}</td>"
+        for v in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def _assumptions_table(summary: dict[str, Any]) -> str:
     """Per system: refutations under assumed constraints, and what the refutations need."""
     systems = summary["systems"]
@@ -832,17 +841,19 @@ def _assumptions_table(summary: dict[str, Any]) -> str:
         rows = [[n, c["refutations"], c["surviving"], c["removed"], c["undecided"],
                  ", ".join(f"{k} {v}" for k, v in c["removed_by_kind"].items()) or "-"]
                 for n, c in assumed.items()]
-        out.append("<h3>Under the assumed constraints</h3>" + _html_rows(
-            ["System", "refuted", "survive", "removed", "undecided", "removed by kind"],
-            rows, "refutations checked again on data that satisfies the constraints"))
+        out.append("<h3>Under the assumed constraints</h3><p>Refutations checked again on "
+                   "data that satisfies the constraints.</p>" + _count_table(
+                       ["System", "refuted", "survive", "removed", "undecided",
+                        "removed by kind"], rows))
     explained = {n: s["explanations"] for n, s in systems.items() if s.get("explanations")}
     if explained:
         kinds = sorted({k for e in explained.values() for k in e["needs"]})
         rows = [[n, e["explained"], *(e["needs"].get(k, 0) for k in kinds),
                  e["needs_none_found"]] for n, e in explained.items()]
-        out.append("<h3>What the refutations need</h3>" + _html_rows(
-            ["System", "explained", *(f"need {k}" for k in kinds), "need none of them"],
-            rows, "refutations by the features they need (see the index below)"))
+        out.append('<h3>What the refutations need</h3><p>Refutations by the features they '
+                   'need (<a href="#needs">index of the pairs</a>).</p>' + _count_table(
+                       ["System", "explained", *(f"need {k}" for k in kinds),
+                        "need none of them"], rows))
     return "".join(out)
 
 
