@@ -27,7 +27,7 @@ from spotit.errors import SpotItError, Unsupported
 from spotit.frontend.binder import bind
 from spotit.frontend.parser import parse
 from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.pinned import _equals, _pins
+from spotit.proofs.pinned import PinnedOutcome, _equals, _pins
 from spotit.schema import schema_from_ddl
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
@@ -59,12 +59,8 @@ class WindowCase:
         return f"SELECT id, {self.call} FROM w"
 
 
-@dataclass(frozen=True)
-class WindowOutcome:
-    kind: str  # ok | divergence | crash | unsupported | skipped | error
-    sqlite_value: object = None
-    encoded_value: object = None
-    detail: str = ""
+WindowOutcome = PinnedOutcome
+"""Thm 1 on a window call has the same outcomes as on an expression."""
 
 
 @crash_proof(lambda detail: WindowOutcome(CRASH, detail=detail))
