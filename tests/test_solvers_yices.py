@@ -62,15 +62,21 @@ def test_models_of_every_sort() -> None:
                             "odd name": Fraction(5, 2)}  # fmt: skip
 
 
-def test_nonlinear_restarts_in_mcsat() -> None:
-    with get_solver("yices").open(HEADER + "(declare-fun x () Int)(assert (> x 2))") as session:
+@pytest.mark.parametrize("fallback", ["z3", None])
+def test_nonlinear_goes_to_the_fallback_or_mcsat(fallback: str | None) -> None:
+    script = HEADER + "(declare-fun x () Int)(assert (> x 2))"
+    with get_solver("yices", fallback=fallback).open(script) as session:
         assert session.check().status is Status.SAT
         session.push()
         session.add("(declare-fun y () Int)(assert (= (* x y) 12))(assert (> y 1))")
         result = session.check(timeout=10)
         assert result.status is Status.SAT and result.model
         assert result.model["x"] * result.model["y"] == 12
-        assert session._logic == NONLINEAR_LOGIC  # type: ignore[attr-defined]
+        if fallback is None:
+            assert session._logic == NONLINEAR_LOGIC  # type: ignore[attr-defined]
+            assert result.reason == ""
+        else:
+            assert result.reason == "yices: non-linear arithmetic: answered by z3"
         session.pop()
         assert session.check(assumptions=[]).status is Status.SAT
 
