@@ -31,8 +31,9 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gold", required=True, type=_sql_arg, help="gold SQL (or @file)")
     p.add_argument("--pred", required=True, type=_sql_arg, help="predicted SQL (or @file)")
     p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
-    p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "portfolio"],
-                   help="portfolio: z3 and cvc5 in parallel, the first definite answer")
+    p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "portfolio", "yices"],
+                   help="portfolio: z3 and cvc5 in parallel, the first definite answer; "
+                        "yices: yices-smt2 (pip install 'spotit[yices]'), z3 for strings")
     p.add_argument("--semantics", default="set", choices=["set", "bag", "list"])
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole check")
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS)")
@@ -507,7 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--questions", help="question ids, comma-separated")
     which.add_argument("--limit", type=int, help="the first N questions")
     p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
-    p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "portfolio"])
+    p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "portfolio", "yices"])
     p.add_argument("--semantics", choices=["set", "bag", "list"],
                    help="result comparison (default: BIRD set; Spider bag, list with ORDER BY; "
                         "VeriEQL bag)")

@@ -491,7 +491,7 @@ class Checker:
                 res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
             result.per_bound.append(BoundStat(
                 k, res.status.value, res.seconds, len(assertions) and _size(assertions),
-                t1 - t0, res.reason if solver.name == "portfolio" else ""))
+                t1 - t0, res.reason if solver.name in ("portfolio", "yices") else ""))
             if res.status is Status.UNSAT:
                 return None
             if res.status is Status.TIMEOUT:

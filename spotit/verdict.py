@@ -33,7 +33,7 @@ class BoundStat:
     seconds: float
     formula_nodes: int = 0
     encode_seconds: float = 0.0
-    answers: str = ""  # a portfolio's: each solver's answer and time at this bound
+    answers: str = ""  # portfolio: each solver's answer and time; yices: a z3 fallback
 
 
 @dataclass

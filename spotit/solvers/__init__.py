@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+import shutil
 from functools import cache
 
 from spotit.errors import SolverError
@@ -20,30 +21,37 @@ from spotit.solvers.base import Model, Session, Solver, SolveResult, Status, Val
 
 DEFAULT_SOLVER = "z3"
 
-# name -> (module, class, binding module, pip package)
+# name -> (module, class, binding, pip package); a binding "exe:NAME" is an executable on PATH
 _BACKENDS: dict[str, tuple[str, str, str, str]] = {
     "z3": ("spotit.solvers.z3", "Z3Solver", "z3", "z3-solver"),
     "cvc5": ("spotit.solvers.cvc5", "Cvc5Solver", "cvc5", "cvc5"),
     # z3 and cvc5 at once, each in a process of its own: the first definite answer
     "portfolio": ("spotit.solvers.portfolio", "PortfolioSolver", "cvc5", "cvc5"),
+    # yices-smt2 in a child process; strings are handed over to z3 (spotit.solvers.yices)
+    "yices": ("spotit.solvers.yices", "YicesSolver", "exe:yices-smt2", "'spotit[yices]'"),
 }
 
 
 @cache
 def _solver_class(name: str) -> type[Solver]:
     module_name, class_name, binding, package = _BACKENDS[name]
-    try:
-        importlib.import_module(binding)
-    except ImportError as exc:
-        raise SolverError(f"solver {name!r} is not installed: pip install {package}") from exc
+    missing = f"solver {name!r} is not installed: pip install {package}"
+    if binding.startswith("exe:"):
+        if shutil.which(binding[4:]) is None:
+            raise SolverError(f"{missing} ({binding[4:]} is not on PATH)")
+    else:
+        try:
+            importlib.import_module(binding)
+        except ImportError as exc:
+            raise SolverError(missing) from exc
     cls: type[Solver] = getattr(importlib.import_module(module_name), class_name)
     return cls
 
 
 def get_solver(name: str = DEFAULT_SOLVER, **options: object) -> Solver:
-    """A backend by name ("z3", "cvc5" or "portfolio").
+    """A backend by name ("z3", "cvc5", "portfolio" or "yices").
 
-    ``options`` go to its constructor (``rlimit``, ``seed``).
+    ``options`` go to its constructor (``rlimit``, ``seed``; yices: ``logic``, ``fallback``).
 
     Raises:
         SolverError: the name is unknown or its Python binding is not installed.
