@@ -121,3 +121,17 @@ def without_spans(text: str, spans: list[tuple[int, int]]) -> str:
         pos = end
     pieces.append(text[pos:])
     return "".join(pieces)
+
+
+def loadable(text: str) -> tuple[str, ScriptFacts]:
+    """``text`` without its query commands, and what it declares, for a session that
+    loads it: scope commands in the text are refused (the session keeps the scopes).
+
+    Raises:
+        ValueError: the text has a scope command, or an unterminated command.
+    """
+    facts = scan(text)
+    if facts.scope_commands:
+        raise ValueError(f"({facts.scope_commands[0]}) in added text is not supported: "
+                         "use Session.push()/pop()")
+    return without_spans(text, facts.skipped), facts

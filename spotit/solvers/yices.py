@@ -42,7 +42,7 @@ import time
 from fractions import Fraction
 
 from spotit.solvers.base import Outcome, Session, Solver, Status, Value, one_line
-from spotit.solvers.script import scan, unquote, without_spans
+from spotit.solvers.script import loadable, unquote, without_spans
 
 EXECUTABLE = "yices-smt2"
 LINEAR_LOGIC = "QF_UFLIRA"
@@ -328,13 +328,8 @@ class YicesSession(Session):
     # -- hooks -------------------------------------------------------------------------
 
     def _add(self, smtlib_text: str) -> None:
-        facts = scan(smtlib_text)
-        if facts.scope_commands:
-            raise ValueError(
-                f"({facts.scope_commands[0]}) in added text is not supported: "
-                "use Session.push()/pop()"
-            )
-        text, logic = _strip_header(without_spans(smtlib_text, facts.skipped))
+        text, facts = loadable(smtlib_text)
+        text, logic = _strip_header(text)
         if self._logic is None:
             self._logic = logic if logic not in (None, "ALL") else LINEAR_LOGIC
         if self._delegate is None and (token := uses_strings(text)):

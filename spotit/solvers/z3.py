@@ -28,7 +28,7 @@ from fractions import Fraction
 import z3
 
 from spotit.solvers.base import Outcome, Session, Solver, Status, Value, timeout_ms
-from spotit.solvers.script import scan, without_spans
+from spotit.solvers.script import loadable
 
 NO_TIMEOUT_MS = 4294967295  # z3's "no limit" for the timeout parameter (UINT_MAX)
 ALGEBRAIC_PRECISION = 30
@@ -53,13 +53,8 @@ class Z3Session(Session):
         self._scopes: list[dict[str, str]] = [{}]
 
     def _add(self, smtlib_text: str) -> None:
-        facts = scan(smtlib_text)
-        if facts.scope_commands:
-            raise ValueError(
-                f"({facts.scope_commands[0]}) in added text is not supported: "
-                "use Session.push()/pop()"
-            )
-        self._solver.from_string(without_spans(smtlib_text, facts.skipped))
+        text, facts = loadable(smtlib_text)
+        self._solver.from_string(text)
         self._scopes[-1].update(facts.constants)
 
     def _push(self) -> None:
