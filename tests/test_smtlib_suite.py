@@ -30,6 +30,7 @@ from spotit.smt import ops
 from spotit.smt.logic import logic_of
 from spotit.solvers import get_solver
 from spotit.solvers.base import Status
+from tests.test_experiments_evaluate import TABLES  # the same one-table shop
 
 
 @pytest.fixture(autouse=True)
@@ -104,14 +105,6 @@ def test_source_quotes_bars_and_backslashes():
 
 # ------------------------------------------------------------------ benchmark export
 
-TABLES = [{
-    "db_id": "shop",
-    "table_names_original": ["item"],
-    "column_names_original": [[-1, "*"], [0, "id"], [0, "name"], [0, "price"]],
-    "column_types": ["text", "number", "text", "number"],
-    "primary_keys": [1],
-    "foreign_keys": [],
-}]
 GOLD = ["SELECT name FROM item WHERE price > 10", "SELECT COUNT(*) FROM item",
         "SELECT name FROM item"]
 PRED = [

@@ -94,6 +94,16 @@ def sqlite_value(case: PinnedCase) -> tuple[object, tuple]:
 
 
 @crash_proof(lambda detail: PinnedOutcome(CRASH, detail=detail))
+def bound_plan(sql: str, schema: Schema, expected: object):
+    """The bound plan of a harness query, or the outcome saying why there is none."""
+    try:
+        return bind(parse(sql), schema)
+    except Unsupported as e:
+        return PinnedOutcome("unsupported", expected, detail=str(e))
+    except SpotItError as e:
+        return PinnedOutcome("error", expected, detail=str(e))
+
+
 def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) -> PinnedOutcome:
     try:
         expected, stored = sqlite_value(case)
@@ -104,12 +114,9 @@ def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) ->
     if isinstance(expected, bytes):
         return PinnedOutcome("skipped", detail="blob result")
     schema = schema_from_ddl(case.ddl).with_data(case.data)
-    try:
-        plan = bind(parse(case.sql), schema)
-    except Unsupported as e:
-        return PinnedOutcome("unsupported", expected, detail=str(e))
-    except SpotItError as e:
-        return PinnedOutcome("error", expected, detail=str(e))
+    plan = bound_plan(case.sql, schema, expected)
+    if isinstance(plan, PinnedOutcome):
+        return plan
     reset_env()
     b = Builder()
     db = SymbolicDatabase(schema, 1, b)

@@ -23,11 +23,9 @@ from spotit import encodings  # noqa: F401
 from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
-from spotit.errors import SpotItError, Unsupported
-from spotit.frontend.binder import bind
-from spotit.frontend.parser import parse
+from spotit.errors import Unsupported
 from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.pinned import PinnedOutcome, _equals, _pins
+from spotit.proofs.pinned import PinnedOutcome, _equals, _pins, bound_plan
 from spotit.schema import schema_from_ddl
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
@@ -76,12 +74,9 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0) ->
     except sqlite3.Error as e:
         return WindowOutcome("skipped", detail=f"SQLite raises: {e}")
     schema = schema_from_ddl(case.ddl)
-    try:
-        plan = bind(parse(case.sql), schema)
-    except Unsupported as e:
-        return WindowOutcome("unsupported", expected, detail=str(e))
-    except SpotItError as e:
-        return WindowOutcome("error", expected, detail=str(e))
+    plan = bound_plan(case.sql, schema, expected)
+    if isinstance(plan, PinnedOutcome):
+        return plan
     reset_env()
     b = Builder()
     k = max(1, len(case.rows))
