@@ -93,7 +93,6 @@ def sqlite_value(case: PinnedCase) -> tuple[object, tuple]:
     return conn.execute(pin_now(case.sql, case.now)).fetchone()[0], stored
 
 
-@crash_proof(lambda detail: PinnedOutcome(CRASH, detail=detail))
 def bound_plan(sql: str, schema: Schema, expected: object):
     """The bound plan of a harness query, or the outcome saying why there is none."""
     try:
@@ -104,6 +103,7 @@ def bound_plan(sql: str, schema: Schema, expected: object):
         return PinnedOutcome("error", expected, detail=str(e))
 
 
+@crash_proof(lambda detail: PinnedOutcome(CRASH, detail=detail))
 def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) -> PinnedOutcome:
     try:
         expected, stored = sqlite_value(case)
