@@ -115,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-random-baseline", action="store_true")
     ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--pairs-out", help="also write one JSON line per pair and solver "
+                    "(key, verdict, seconds, proof, reason) to this file")
     args = ap.parse_args(argv)
 
     sample = (bird_sample(args.per_system, args.seed) if (BIRD / "dev.json").exists()
@@ -137,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
                               args.jobs, 8192))
         wall = time.monotonic() - start
         ordered = [outs[j.key] for j in jobs]
+        if args.pairs_out:
+            with open(args.pairs_out, "a") as fh:
+                for j, o in zip(jobs, ordered):
+                    fh.write(json.dumps({"key": j.key, "solver": solver, **{
+                        f: o.get(f) for f in ("verdict", "seconds", "reason", "proven_bound")},
+                        "proof": (o.get("result") or {}).get("proof")}) + "\n")
         report["solvers"][solver] = summary = summarize(ordered, args.timeout, wall, args.jobs)
         if solver == (args.solver or ["z3"])[0]:
             spotit_seconds = {j.key: outs[j.key].get("seconds") or args.timeout for j in jobs}
