@@ -38,6 +38,27 @@ PROVED = [
     ("constants under comparison affinity", "set",
      "SELECT id FROM t WHERE amount = '7' OR owner > '2'",
      "SELECT id FROM t WHERE amount = 7 OR owner > 2"),
+    ("inner joins as a set of relations", "bag",
+     "SELECT t.name, u.label FROM t JOIN u ON t.owner = u.id WHERE u.label > 'k' "
+     "AND t.amount > 2",
+     "SELECT t.name, u.label FROM u INNER JOIN t ON u.id = t.owner WHERE t.amount > 2 "
+     "AND u.label > 'k'"),
+    ("inner joins as a set of relations", "bag",  # a self-join: identical relations
+     "SELECT a.id, b.name FROM t AS a JOIN t AS b ON a.owner = b.id",
+     "SELECT x.id, y.name FROM t AS y, t AS x WHERE x.owner = y.id"),
+    ("inner joins as a set of relations", "set",  # ORDER BY ... LIMIT over reordered joins
+     "SELECT t.name FROM t JOIN u ON t.owner = u.id ORDER BY u.label DESC LIMIT 1",
+     "SELECT t.name FROM u JOIN t ON u.id = t.owner ORDER BY u.label DESC LIMIT 1"),
+    ("column picks pulled up", "bag",
+     "SELECT x.o, COUNT(*) FROM (SELECT owner AS o, amount AS a FROM t) AS x "
+     "WHERE x.a > 1 GROUP BY x.o",
+     "SELECT owner, COUNT(*) FROM t WHERE amount > 1 GROUP BY owner"),
+    ("commutative operands ordered", "set",
+     "SELECT id FROM t WHERE amount > 3 AND (name = 'a' OR amount + id = 7)",
+     "SELECT id FROM t WHERE (7 = id + amount OR 'a' = name) AND 3 < amount"),
+    ("NULL order spelled out", "list",
+     "SELECT name FROM t ORDER BY amount, id DESC",
+     "SELECT name FROM t ORDER BY amount ASC NULLS FIRST, id DESC NULLS LAST"),
 ]
 
 NOT_PROVED = [
@@ -57,6 +78,16 @@ NOT_PROVED = [
     ("a LEFT join reordered keeps the other side's unmatched rows", "set",
      "SELECT t.id, u.id FROM t LEFT JOIN u ON t.owner = u.id",
      "SELECT t.id, u.id FROM u LEFT JOIN t ON t.owner = u.id"),
+    ("a mirrored comparison takes the other side's collation (NOCASE against BINARY)",
+     "set", "SELECT id FROM t WHERE nc = name", "SELECT id FROM t WHERE name = nc"),
+    ("a condition in a LEFT join's ON is not a WHERE", "set",
+     "SELECT t.id FROM t LEFT JOIN u ON t.owner = u.id AND u.label = 'x'",
+     "SELECT t.id FROM t LEFT JOIN u ON t.owner = u.id WHERE u.label = 'x'"),
+    ("subtraction does not commute", "bag",
+     "SELECT amount - id FROM t", "SELECT id - amount FROM t"),
+    ("a self-join's sides are not interchangeable in the select list", "bag",
+     "SELECT a.id, b.name FROM t AS a JOIN t AS b ON a.owner = b.id",
+     "SELECT b.id, a.name FROM t AS a JOIN t AS b ON a.owner = b.id"),
     ("ORDER BY matters in a list", "list",
      "SELECT name FROM t ORDER BY amount", "SELECT name FROM t"),
 ]

@@ -1,0 +1,50 @@
+"""The rule registry and the fixpoint that applies it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spotit.ir import relational as R
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    apply: Callable[[R.Rel, str], R.Rel]  # (plan, semantics) -> plan
+    doc: str
+
+
+RULES: list[Rule] = []
+
+# Passes over all rules before giving up on a fixpoint. A rule may expose work for
+# an earlier one (a join reordered leaves a projection to merge), so a few are needed;
+# stopping early is sound (the forms are only compared), it may only miss a proof.
+MAX_PASSES = 8
+
+
+def rule(name: str):
+    """Register ``fn(plan, semantics) -> plan`` under ``name``; its docstring's first
+    line is what the rule claims."""
+
+    def register(fn: Callable[[R.Rel, str], R.Rel]):
+        RULES.append(Rule(name, fn, (fn.__doc__ or "").strip().split("\n")[0]))
+        return fn
+
+    return register
+
+
+def canonical(plan: R.Rel, semantics: str) -> tuple[R.Rel, tuple[str, ...]]:
+    """The canonical form of ``plan`` and the names of the rules that changed it
+    (the rules run in order until none changes anything)."""
+    used: dict[str, None] = {}
+    for _ in range(MAX_PASSES):
+        before = plan
+        for r in RULES:
+            out = r.apply(plan, semantics)
+            if out != plan:
+                used[r.name] = None
+            plan = out
+        if plan == before:
+            break
+    return plan, tuple(used)

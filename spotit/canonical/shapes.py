@@ -1,0 +1,110 @@
+"""Rules on the shape of a plan: labels, projections, the outermost ORDER BY and
+DISTINCT."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from spotit.canonical.registry import rule
+from spotit.canonical.trees import SUBQUERIES, bottom_up, picks, reindex
+from spotit.ir import relational as R
+from spotit.ir import scalar as S
+from spotit.ir.types import BINARY
+from spotit.ir.walk import iter_exprs, rewrite, without_names
+
+
+@rule("column names")
+def _names(plan: R.Rel, semantics: str) -> R.Rel:
+    """Output column names are labels: the binder resolved every name to a position."""
+    return without_names(plan)
+
+
+@rule("re-projection merged")
+def _merge_projections(plan: R.Rel, semantics: str) -> R.Rel:
+    """A projection of a projection that only picks columns or constants (a derived
+    table that renames or re-projects) is one projection."""
+    return bottom_up(plan, _merged)
+
+
+def _merged(p: R.Rel) -> R.Rel:
+    if not isinstance(p, R.Project):
+        return p
+    if (picks(p) == tuple(range(len(p.input.columns)))
+            and without_names(p.out) == without_names(p.input.columns)):
+        return p.input  # picks every column, as it is
+    if not isinstance(p.input, R.Project):
+        return p
+    inner = p.input
+    only_picks = all(isinstance(e, S.Const) or (isinstance(e, S.ColumnRef) and e.depth == 0)
+                     for e in inner.exprs)
+    if not only_picks or any(isinstance(e, SUBQUERIES) for e, _ in iter_exprs(p.exprs)):
+        return p
+
+    def substitute(e: S.Expr, level: int) -> S.Expr | None:
+        if isinstance(e, S.ColumnRef) and e.depth == 0:
+            return inner.exprs[e.index]
+        return None
+
+    return R.Project(inner.input, rewrite(p.exprs, substitute), p.out)
+
+
+@rule("column picks pulled up")
+def _pull_picks(plan: R.Rel, semantics: str) -> R.Rel:
+    """A projection that only picks columns commutes with the operators above it that
+    work row by row or on expressions of the row: a filter, a sort (with or without
+    LIMIT: picking columns keeps the rows and their number), a join on either side
+    (picked columns of a NULL-padded row are NULL either way) and a GROUP BY, which
+    then reads the columns directly."""
+    return bottom_up(plan, _pulled)
+
+
+def _pulled(node: R.Rel) -> R.Rel:
+    if isinstance(node, R.Filter | R.Sort | R.Aggregate) and picks(node.input) is not None:
+        p = node.input
+        chosen = picks(p)
+        assert isinstance(p, R.Project) and chosen is not None
+        fields_ = ("predicate",) if isinstance(node, R.Filter) else (
+            ("keys",) if isinstance(node, R.Sort) else ("keys", "aggs"))
+        moved = replace(node, input=p.input, **{
+            f: reindex(getattr(node, f), chosen.__getitem__) for f in fields_})
+        return moved if isinstance(node, R.Aggregate) else replace(p, input=moved)
+    if isinstance(node, R.Join):
+        left, right = picks(node.left), picks(node.right)
+        if left is None and right is None:
+            return node
+        lin = node.left.input if left is not None else node.left  # type: ignore[attr-defined]
+        rin = node.right.input if right is not None else node.right  # type: ignore[attr-defined]
+        nl, wl = len(node.left.columns), len(lin.columns)
+        lmap = left if left is not None else tuple(range(nl))
+        rmap = tuple(wl + i for i in (right if right is not None
+                                      else range(len(node.right.columns))))
+        where = lmap + rmap
+        cond = reindex(node.condition, where.__getitem__) if node.condition else None
+        joined = R.Join(node.kind, lin, rin, cond)
+        exprs = tuple(S.ColumnRef(0, where[j], c.affinity, c.name, c.collation)
+                      for j, c in enumerate(node.columns))
+        return R.Project(joined, exprs, node.columns)
+    return node
+
+
+@rule("result order and duplicates")
+def _outer_order_and_distinct(plan: R.Rel, semantics: str) -> R.Rel:
+    """Compared as sets, the outermost DISTINCT (over BINARY columns: a folding
+    collation picks one spelling of a group) and an ORDER BY without LIMIT/OFFSET do
+    not change the result; compared as bags, the ORDER BY does not."""
+    if semantics == "list":
+        return plan
+    while True:
+        if _strippable(plan, semantics):
+            plan = plan.input  # type: ignore[attr-defined]
+        elif isinstance(plan, R.Project) and _strippable(plan.input, semantics):
+            return replace(plan, input=_outer_order_and_distinct(plan.input, semantics))
+        else:
+            return plan
+
+
+def _strippable(plan: R.Rel, semantics: str) -> bool:
+    if isinstance(plan, R.Sort):
+        return plan.limit is None and plan.offset == 0
+    return (isinstance(plan, R.Distinct) and semantics == "set"
+            and all(c == BINARY for c in R.collation_names(plan.columns)))
