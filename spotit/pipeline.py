@@ -24,6 +24,7 @@ from pysmt.typing import BOOL
 
 from spotit import encodings  # noqa: F401  (registers every encoding)
 from spotit.canonical import canonical
+from spotit.canonical.choices import arbitrary_choice
 from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
@@ -241,14 +242,24 @@ class Checker:
         if gold_form == pred_form and (outside := self._outside_fragment(gold_plan)):
             return self._done(result, Verdict.UNSUPPORTED, outside, start)
         if gold_form == pred_form:
-            result.proven_bound = opts.bound
-            result.proof = "canonical form"
-            result.unbounded = True
             rules = [r for r in dict.fromkeys(gold_rules + pred_rules) if r != "column names"]
             reason = ("the two queries have the same plan" if not rules else
                       f"the two queries have the same canonical form ({', '.join(rules)})")
-            return self._equivalent(result, reason + ", so they agree on every database",
-                                    {"gold": gold_plan}, solver, deadline, start)
+            choice = arbitrary_choice(gold_plan) or arbitrary_choice(pred_plan)
+            if choice is not None and (found := self._probe()) is not None:
+                # the same set of possible results, but SQLite chose differently here
+                return self._probe_verdict(result, found, f"; {reason}, so the results "
+                                           f"differ only by SQLite's choice among {choice}",
+                                           start)
+            result.proven_bound = opts.bound
+            result.proof = "canonical form"
+            result.unbounded = True
+            reason += ", so they agree on every database"
+            if choice is not None:
+                reason += (f" (up to SQLite's choice among {choice}: both queries have the "
+                           "same set of possible results)")
+            return self._equivalent(result, reason, {"gold": gold_plan}, solver, deadline,
+                                    start)
         # Random small databases first: most differences show up at once. The solver
         # then only has to look for a smaller counterexample (or prove there is none).
         found = self._probe()

@@ -75,7 +75,10 @@ def _bind_rules(schema: Schema, table: Table) -> TableRules:
     hidden_rowid = table.hidden_rowid is not None
     if table.hidden_rowid is not None:
         stored.append(R.OutColumn(table.hidden_rowid, Affinity.INTEGER))
-    scan = R.Scan(table.name, tuple(stored))
+    never_null = {i for i, c in enumerate(table.columns) if c.not_null}
+    if hidden_rowid:
+        never_null.add(len(table.columns))
+    scan = R.Scan(table.name, tuple(stored), frozenset(never_null))
     # every column in declaration order: ("stored", index) or ("generated", column)
     order: list[tuple[str, object]] = []
     gens = {g.position: g for g in table.generated}

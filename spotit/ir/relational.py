@@ -38,10 +38,12 @@ class Rel:
 
 @dataclass(frozen=True, slots=True)
 class Scan(Rel):
-    """All rows of a base table (``table`` is the schema's spelling of its name)."""
+    """All rows of a base table (``table`` is the schema's spelling of its name).
+    ``not_null``: the columns SQLite never lets hold NULL (NOT NULL, the rowid)."""
 
     table: str
     out: tuple[OutColumn, ...]
+    not_null: frozenset[int] = frozenset()
 
     @property
     def columns(self) -> tuple[OutColumn, ...]:
