@@ -62,6 +62,8 @@ PROVED = [
     ("COUNT of a never-NULL value", "bag",  # a condition that is never true on NULL
      "SELECT COUNT(t.name) FROM t JOIN u ON t.owner = u.id WHERE t.name > 'a'",
      "SELECT COUNT(*) FROM u JOIN t ON t.owner = u.id WHERE t.name > 'a'"),
+    ("repeated aggregates computed once", "bag",
+     "SELECT COUNT(id) * 2, COUNT(*) FROM t", "SELECT COUNT(*) * 2, COUNT(*) FROM t"),
     ("NULL order spelled out", "list",
      "SELECT name FROM t ORDER BY amount, id DESC",
      "SELECT name FROM t ORDER BY amount ASC NULLS FIRST, id DESC NULLS LAST"),
