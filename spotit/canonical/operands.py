@@ -105,3 +105,23 @@ def _null_order(plan: R.Rel, semantics: str) -> R.Rel:
         return replace(node, keys=keys)
 
     return bottom_up(plan, fn)
+
+
+_CASE_FOLDS = ("UPPER", "LOWER")
+
+
+@rule("case folding composed")
+def _case_folding(plan: R.Rel, semantics: str) -> R.Rel:
+    """``UPPER(LOWER(x))`` is ``UPPER(x)`` (and every other nesting of UPPER and
+    LOWER is its outer function): SQLite folds ASCII letters only, both functions
+    read any value as text first, and the outer fold overwrites the inner one."""
+
+    def fn(e: S.Expr, level: int) -> S.Expr | None:
+        if not (isinstance(e, S.Call) and e.name in _CASE_FOLDS and len(e.args) == 1):
+            return None
+        inner = e.args[0]
+        while isinstance(inner, S.Call) and inner.name in _CASE_FOLDS and len(inner.args) == 1:
+            inner = inner.args[0]
+        return replace(e, args=(rewrite(inner, fn, level),))
+
+    return rewrite(plan, fn)
