@@ -14,7 +14,7 @@ import re
 import sqlite3
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from pysmt.typing import BOOL
 from spotit import encodings  # noqa: F401  (registers every encoding)
 from spotit.canonical import canonical
 from spotit.canonical.choices import arbitrary_choice
-from spotit.canonical.rowwise import one_row_suffices, without_foreign_keys
+from spotit.canonical.rowwise import obligations, without_foreign_keys
 from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
@@ -261,10 +261,23 @@ class Checker:
                            "same set of possible results)")
             return self._equivalent(result, reason, {"gold": gold_plan}, solver, deadline,
                                     start)
-        if one_row_suffices(gold_form, pred_form, opts.semantics.value):
-            outcome = self._one_row_proof(gold_plan, pred_plan, solver, deadline)
-            if outcome is not None:
-                return outcome(result, start)
+        parts = obligations(gold_form, pred_form, opts.semantics.value)
+        if parts is not None and (proved := self._one_row_proof(
+                parts, parts[0][0] is gold_form, solver, deadline)):
+            choice = arbitrary_choice(gold_plan) or arbitrary_choice(pred_plan)
+            if choice is not None and (found := self._probe()) is not None:
+                return self._probe_verdict(result, found, f"; {proved}, so the results "
+                                           f"differ only by SQLite's choice among {choice}",
+                                           start)
+            result.proven_bound = opts.bound
+            result.proof = "one row per table"
+            result.unbounded = True
+            reason = proved + ": they agree on every database"
+            if choice is not None:
+                reason += (f" (up to SQLite's choice among {choice}: both queries have the "
+                           "same set of possible results)")
+            return self._equivalent(result, reason, {"gold": gold_plan, "pred": pred_plan},
+                                    solver, deadline, start)
         # Random small databases first: most differences show up at once. The solver
         # then only has to look for a smaller counterexample (or prove there is none).
         found = self._probe()
@@ -520,41 +533,37 @@ class Checker:
         finally:
             session.close()
 
-    def _one_row_proof(self, gold_plan: Rel, pred_plan: Rel, solver, deadline):
-        """Both queries select-project-join over the same tables: no difference on one
-        row per table (foreign keys dropped) is no difference on any database
-        (``spotit.canonical.rowwise``). A finisher of the result if proved, else None:
-        a difference found here may break a foreign key, so the usual search decides."""
+    def _one_row_proof(self, parts: list[tuple[Rel, Rel, str]], whole: bool, solver,
+                       deadline) -> str | None:
+        """Each (gold part, pred part) select-project-join over the same tables: no
+        difference on one row per table, foreign keys dropped, is no difference on any
+        database (``spotit.canonical.rowwise``). What was proved, or None: a difference
+        found here may break a foreign key, so the usual search decides."""
         sub = Checker.__new__(Checker)
-        sub.schema, sub.opts = without_foreign_keys(self.schema), self.opts
-        try:
-            _, assertions = sub.encode(1, gold_plan, pred_plan)
-            script = SmtLibWriter().script(assertions)
-        except (SpotItError, RecursionError, MemoryError):
-            return None
-        session = solver.open(script)
-        try:
-            # a quarter of the budget at most: the bounded search still needs its time
-            budget = self._remaining(deadline)
-            res = session.check(timeout=None if budget is None else budget / 4)
-        except SpotItError:
-            return None
-        finally:
-            session.close()
-        if res.status is not Status.UNSAT:
-            return None
-
-        def finish(result: CheckResult, start: float) -> CheckResult:
-            result.proven_bound = self.opts.bound
-            result.proof = "one row per table"
-            result.unbounded = True
-            return self._equivalent(
-                result, "both queries select, project and join the same tables, so a "
-                "difference would show with one row per table, and there is none (proved "
-                "without foreign keys): they agree on every database",
-                {"gold": gold_plan, "pred": pred_plan}, solver, deadline, start)
-
-        return finish
+        sub.schema = without_foreign_keys(self.schema)
+        budget = self._remaining(deadline)
+        for g, p, semantics in parts:
+            sub.opts = replace(self.opts, semantics=Semantics(semantics))
+            try:
+                _, assertions = sub.encode(1, g, p)
+                script = SmtLibWriter().script(assertions)
+            except (SpotItError, RecursionError, MemoryError):
+                return None
+            session = solver.open(script)
+            try:
+                # a quarter of the budget at most: the bounded search still needs time
+                res = session.check(timeout=None if budget is None else budget / 4 / len(parts))
+            except SpotItError:
+                return None
+            finally:
+                session.close()
+            if res.status is not Status.UNSAT:
+                return None
+        what = ("both queries select, project and join the same tables" if whole else
+                f"the queries differ only in {len(parts)} select-project-join "
+                f"part{'s' if len(parts) > 1 else ''} over the same tables")
+        return (f"{what}, so a difference would show with one row per table, and there is "
+                "none (proved without foreign keys)")
 
     def _timeout_reason(self, k: int, result: CheckResult) -> str:
         proven = result.proven_bound

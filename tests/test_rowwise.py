@@ -31,7 +31,21 @@ PROVED = [
      "SELECT qty + qty FROM c WHERE qty >= 1 AND NOT qty > 3"),
 ]
 
+# the same context around select-project-join parts equal as bags (congruence)
+PROVED_IN_CONTEXT = [
+    ("bag", "SELECT COUNT(*) FROM c JOIN p ON c.pid = p.id WHERE p.name LIKE 'abc%'",
+     "SELECT COUNT(c.id) FROM p JOIN c ON p.id = c.pid "
+     "WHERE LOWER(SUBSTR(p.name, 1, 3)) = 'abc'"),
+    ("list", "SELECT p.code, SUM(c.qty) FROM c JOIN p ON c.pid = p.id "
+     "WHERE p.name LIKE 'ab' GROUP BY p.code ORDER BY p.code",
+     "SELECT p.code, SUM(c.qty) FROM p JOIN c ON p.id = c.pid "
+     "WHERE LOWER(p.name) = 'ab' GROUP BY p.code ORDER BY p.code"),
+]
+
 NOT_PROVED = [
+    ("the parts agree as bags but bring different collations to DISTINCT", "set",
+     "SELECT DISTINCT x FROM (SELECT name COLLATE NOCASE AS x FROM p)",
+     "SELECT DISTINCT x FROM (SELECT name AS x FROM p)"),
     # (why one row per table is not enough, semantics, gold, pred)
     ("a self-join combines two rows of one table", "bag",
      "SELECT a.id FROM p AS a, p AS b WHERE a.id = b.id", "SELECT a.id FROM p AS a, p AS b"),
@@ -53,6 +67,15 @@ def test_proved_with_one_row_per_table(solver, semantics, gold, pred):
     res = check(SCHEMA, gold, pred, semantics=semantics, bound=5, solver=solver, timeout=60)
     assert res.verdict.value == "equivalent", res.reason
     assert res.unbounded and res.proof in ("one row per table", "canonical form")
+    assert sqlite_difference(gold, pred, semantics) is None
+
+
+@pytest.mark.parametrize("semantics,gold,pred", PROVED_IN_CONTEXT,
+                         ids=range(len(PROVED_IN_CONTEXT)))
+def test_proved_in_context(semantics, gold, pred):
+    res = check(SCHEMA, gold, pred, semantics=semantics, bound=5, timeout=60)
+    assert res.verdict.value == "equivalent", res.reason
+    assert res.unbounded and res.proof == "one row per table", res.reason
     assert sqlite_difference(gold, pred, semantics) is None
 
 
