@@ -99,6 +99,9 @@ NOT_PROVED = [
      "SELECT COUNT(*) FROM t LEFT JOIN u ON t.owner = u.id"),
     ("COUNT(name) skips NULL names", "bag",
      "SELECT COUNT(name) FROM t", "SELECT COUNT(*) FROM t"),
+    ("a derived table's constant is a BINARY column in a comparison, a bare one has no "
+     "collation (found by the rules fuzz)", "bag",
+     "SELECT x = nc FROM (SELECT 'a' AS x, nc FROM t)", "SELECT 'a' = nc FROM t"),
     ("subtraction does not commute", "bag",
      "SELECT amount - id FROM t", "SELECT id - amount FROM t"),
     ("a self-join's sides are not interchangeable in the select list", "bag",

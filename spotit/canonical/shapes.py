@@ -39,10 +39,21 @@ def _merged(p: R.Rel) -> R.Rel:
                      for e in inner.exprs)
     if not only_picks or any(isinstance(e, SUBQUERIES) for e, _ in iter_exprs(p.exprs)):
         return p
+    # A reference keeps its own affinity and collation (a derived-table column is a
+    # column: BINARY where its expression has none). A constant has neither, so it
+    # may only stand alone as an output, where the output column says how it behaves.
+    inside = [e for x in p.exprs if not isinstance(x, S.ColumnRef)
+              for e, _ in iter_exprs(x)]
+    if any(isinstance(e, S.ColumnRef) and e.depth == 0
+           and isinstance(inner.exprs[e.index], S.Const) for e in inside):
+        return p
 
     def substitute(e: S.Expr, level: int) -> S.Expr | None:
         if isinstance(e, S.ColumnRef) and e.depth == 0:
-            return inner.exprs[e.index]
+            x = inner.exprs[e.index]
+            if isinstance(x, S.ColumnRef):
+                return replace(x, affinity=e.affinity, collation=e.collation)
+            return x
         return None
 
     return R.Project(inner.input, rewrite(p.exprs, substitute), p.out)
