@@ -256,16 +256,17 @@ class _Renderer:
         return _Select(sql, members[0].attrs)
 
     def _member(self, r: R.Rel, outer) -> _Select:
-        sel = self.rel(r, outer, expression=True)
-        if isinstance(r, R.Sort | R.SetOp) or " UNION ALL " in sel.sql and isinstance(
-                r, R.Values):
-            # ORDER BY/LIMIT or a compound of its own: one level down, as a derived table
-            alias = f"t{next(self._ids)}"
-            want = tuple((c.affinity, c.collation) for c in r.columns)
-            items = [_retarget(_Col(f"{alias}.c{i}", a[0], column_attrs(a)), *w)
-                     for i, (a, w) in enumerate(zip(sel.attrs, want, strict=True))]
-            return _Select(f"SELECT {_items(items)} FROM ({sel.sql}) AS {alias}", want)
-        return sel
+        """A compound's SELECT; one with ORDER BY/LIMIT or a compound of its own goes one
+        level down, as a derived table, its items bringing what ``r.columns`` records."""
+        if not (isinstance(r, R.Sort | R.SetOp) or (isinstance(r, R.Values)
+                                                     and len(r.rows) > 1)):
+            return self.rel(r, outer, expression=True)
+        sel = self._rel(r, outer)
+        alias = f"t{next(self._ids)}"
+        want = tuple((c.affinity, c.collation) for c in r.columns)
+        items = [_retarget(_Col(f"{alias}.c{i}", a[0], column_attrs(a)), *w)
+                 for i, (a, w) in enumerate(zip(sel.attrs, want, strict=True))]
+        return _Select(f"SELECT {_items(items)} FROM ({sel.sql}) AS {alias}", want)
 
     def sort(self, r: R.Sort, outer) -> _Select:
         src, cols = self.derived(r.input, outer)

@@ -21,6 +21,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 
+import sqlglot
 from hypothesis import strategies as st
 
 from spotit.errors import SpotItError, Unsupported
@@ -57,9 +58,26 @@ class RuleOutcome:
 
 
 def rule_queries() -> st.SearchStrategy[tuple[str, str]]:
-    """(schema DDL, query): a seed query or a mutant of it (``query_pairs``)."""
-    return st.tuples(query_pairs(), st.booleans()).map(
-        lambda t: (t[0][0], t[0][2] if t[1] else t[0][1]))
+    """(schema DDL, query): a seed query or a mutant of it (``query_pairs``), maybe
+    reshaped the way the rules read queries (``reshaped``)."""
+    return st.tuples(query_pairs(), st.booleans(), st.sampled_from(RESHAPES)).map(
+        lambda t: (t[0][0], reshaped(t[0][2] if t[1] else t[0][1], t[2])))
+
+
+# what the seeds rarely have and the rules look for: ORDER BY without LIMIT (dropped
+# under set and bag), a derived table that re-projects, an ORDER BY over one
+RESHAPES = ("as is", "as is", "unlimited", "derived", "derived, ordered", "unlimited, derived")
+
+
+def reshaped(sql: str, how: str) -> str:
+    if "unlimited" in how:
+        tree = sqlglot.parse_one(sql, dialect="sqlite")
+        tree.set("limit", None)
+        tree.set("offset", None)
+        sql = tree.sql(dialect="sqlite")
+    if "derived" in how:
+        sql = f"SELECT * FROM ({sql}) AS w" + (" ORDER BY 1" if "ordered" in how else "")
+    return sql
 
 
 @crash_proof(lambda detail: RuleOutcome(CRASH, detail=detail))
