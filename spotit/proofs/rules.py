@@ -124,6 +124,26 @@ def check_rules(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES,
     return RuleOutcome("ok", {s: r for s, (_, r) in forms.items()}, skipped=skipped)
 
 
+@crash_proof(lambda detail: RuleOutcome(CRASH, detail=detail))
+def check_rendering(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES) -> RuleOutcome:
+    """The renderer alone: ``sql``'s bound plan rendered back to SQL must give
+    ``sql``'s rows (as a bag) on random databases."""
+    schema = schema_from_ddl(ddl)
+    try:
+        plan = bind(parse(sql), schema)
+    except SpotItError as e:
+        return RuleOutcome("skipped", detail=f"not bound: {e}")
+    why = nondeterminism(plan)
+    if why is not None:
+        return RuleOutcome("skipped", detail=f"not determined by the database: {why}")
+    try:
+        original = plan_sql(plan, schema)
+    except Unsupported as e:
+        return RuleOutcome("skipped", detail=f"not rendered: {e}")
+    found = _compare(schema, sql, original, {}, databases, None)
+    return found if found is not None else RuleOutcome("ok", canonical_sql=original)
+
+
 def _compare(schema: Schema, sql: str, original: str,
              forms: dict[str, tuple[str, tuple[str, ...]]], databases: int,
              known_database: dict | None) -> RuleOutcome | None:
