@@ -233,8 +233,8 @@ def cmd_fuzz(args) -> int:
     from spotit.proofs.fuzz import fuzz
     from spotit.proofs.generators import operator_names
 
-    if args.only and args.only.upper() not in {*operator_names(), "WINDOW"}:
-        names = ", ".join(sorted({*operator_names(), "WINDOW"}))
+    if args.only and args.only.upper() not in {*operator_names(), "WINDOW", "RULES"}:
+        names = ", ".join(sorted({*operator_names(), "WINDOW", "RULES"}))
         raise SystemExit(f"spotit: error: --only {args.only!r} is not an operator; one of: "
                          f"{names}")
     if args.examples is not None and args.examples < 1:
@@ -486,7 +486,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", metavar="OPERATOR",
                    help="only expressions whose outermost operator is this one "
                         "(an IR class like LIKE, CAST, COMPARE, a function like SUBSTR, a "
-                        "window function like RANK, or WINDOW for every window function)")
+                        "window function like RANK, WINDOW for every window function, or "
+                        "RULES for the canonical-form rules alone)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default="spotit-fuzz",
                    help="directory for reproducers (default ./spotit-fuzz)")

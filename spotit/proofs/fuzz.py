@@ -37,6 +37,7 @@ from spotit.proofs.generators import (
 )
 from spotit.proofs.pinned import PinnedCase, check_pinned
 from spotit.proofs.queries import check_query_pair, query_pairs
+from spotit.proofs.rules import check_rules, rule_queries
 from spotit.proofs.tables import TableCase, check_tables
 from spotit.proofs.windows import WindowCase, check_window
 
@@ -46,7 +47,7 @@ EXPRESSION_KINDS = ("any", "num", "text", "bool", "date", "collation", "collatio
 SEMANTICS = ("set", "bag", "list")
 PAIR_BOUND = 2
 # examples per Hypothesis search, per claim (a round runs one search of each)
-BATCH = {"expression": 25, "tables": 10, "query_pair": 4, "window": 10}
+BATCH = {"expression": 25, "tables": 10, "query_pair": 4, "window": 10, "rules": 20}
 FAILURES = ("divergence", CRASH)  # outcomes that are findings
 SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
 
@@ -66,6 +67,8 @@ class FuzzReport:
     windows_checked: int = 0  # window calls on small pinned tables
     tables_checked: int = 0
     query_pairs_checked: int = 0
+    rules_checked: int = 0  # queries whose canonical forms were run against SQLite
+    rule_cases: dict[str, int] = field(default_factory=dict)  # rule -> (query, semantics)
     inconclusive: int = 0  # solver timeouts or unknowns
     unsupported: int = 0  # expressions outside the fragment
     spurious_pairs: int = 0  # query pairs on which the solver offered an unconfirmed model
@@ -89,6 +92,9 @@ class FuzzReport:
             "windows_checked": self.windows_checked,
             "tables_checked": self.tables_checked,
             "query_pairs_checked": self.query_pairs_checked,
+            "rules_checked": self.rules_checked,
+            "rule_cases": dict(self.rule_cases),
+            "rules_without_cases": self.rules_without_cases(),
             "discrepancies": len(self.discrepancies),
             "crashes": self.crashes,
             "spurious_rate": round(self.spurious_rate, 4),
@@ -102,6 +108,14 @@ class FuzzReport:
             "jobs": self.jobs,
         }
 
+    def rules_without_cases(self) -> list[str]:
+        """Registered rules no checked case exercised (empty if the part did not run)."""
+        from spotit.canonical import RULES
+
+        if not self.rules_checked:
+            return []
+        return [r.name for r in RULES if not self.rule_cases.get(r.name)]
+
     def _workers(self) -> str:
         if self.jobs == 1:
             return ""
@@ -114,6 +128,7 @@ class FuzzReport:
             f"window calls checked (Thm 1):  {self.windows_checked}",
             f"table pairs checked (Thm 2):   {self.tables_checked}",
             f"query pairs checked (end to end): {self.query_pairs_checked}",
+            f"queries checked (rules):       {self.rules_checked}",
             f"discrepancies:                 {len(self.discrepancies)}"
             f" ({self.crashes} crashes)",
             f"spurious rate (query pairs):   {self.spurious_rate:.1%}",
@@ -122,6 +137,10 @@ class FuzzReport:
             f"solvers: {', '.join(self.solvers)}; seed {self.seed}{self._workers()}; "
             f"{self.seconds:.0f} s",
         ]
+        for name, n in sorted(self.rule_cases.items()):
+            lines.append(f"  rule {name!r}: {n} case(s)")
+        for name in self.rules_without_cases():
+            lines.append(f"  WARNING: rule {name!r} was exercised by no case")
         for d in self.discrepancies:
             label = "CRASH" if d.kind == CRASH else "DISCREPANCY"
             lines.append(f"  {label} [{d.part}, {d.solver}] {d.detail}\n    -> {d.reproducer}")
@@ -175,26 +194,32 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
     """Fuzz the encoder; stop after ``examples`` per claim and solver, or ``minutes``.
 
     With ``only`` (an operator or function name) only expressions whose outermost
-    operator is that one are checked (Thm 1), and no tables or query pairs.
+    operator is that one are checked (Thm 1), and no tables or query pairs;
+    ``only="RULES"`` checks the canonical-form rules alone.
     """
     if examples is None and minutes is None:
         examples = 100
     report = FuzzReport(solvers=solvers, seed=seed)
     start = time.monotonic()
     stop_at = start + minutes * 60 if minutes is not None else None
+    rules_only = only is not None and only.upper() == ALL_RULES
     window_only = only is not None and (only.upper() == ALL_WINDOWS
                                         or _window_function(only) is not None)
-    targets = {"expression": 0 if window_only else examples,
+    targets = {"expression": 0 if window_only or rules_only else examples,
                "tables": 0 if only else examples,
                "query_pair": 0 if only else (math.ceil(examples / 4) if examples else None),
-               "window": examples if window_only or not only else 0}
+               "window": examples if window_only or not only else 0,
+               "rules": examples if rules_only or not only else 0}
     if examples is None:
-        targets = {"expression": 0 if window_only else None,
+        targets = {"expression": 0 if window_only or rules_only else None,
                    "tables": None if not only else 0,
                    "query_pair": None if not only else 0,
-                   "window": None if window_only or not only else 0}
-    parts = ("expression", "tables", "query_pair", "window")
-    done = {(solver, part): 0 for solver in solvers for part in parts}  # budget per solver
+                   "window": None if window_only or not only else 0,
+                   "rules": None if rules_only or not only else 0}
+    parts = ("expression", "tables", "query_pair", "window", "rules")
+    # budget per solver; the rules do not use a solver: they run with the first one
+    done = {(solver, part): 0 for solver in solvers for part in parts
+            if part != "rules" or solver == solvers[0]}
     round_no = 0
 
     def wanted(solver: str, part: str) -> int:
@@ -212,6 +237,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
     while not finished():
         for solver in solvers:
             for part in parts:
+                if (solver, part) not in done:
+                    continue
                 n = wanted(solver, part)
                 if n == 0 or finished():
                     continue
@@ -226,7 +253,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
             progress(f"round {round_no}: {report.expressions_checked} expressions, "
                      f"{report.windows_checked} window calls, "
                      f"{report.tables_checked} table pairs, {report.query_pairs_checked} "
-                     f"query pairs, {len(report.discrepancies)} discrepancies")
+                     f"query pairs, {report.rules_checked} rule queries, "
+                     f"{len(report.discrepancies)} discrepancies")
     report.seconds = time.monotonic() - start
     return report
 
@@ -255,9 +283,11 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
             continue
         part = out["report"]
         for name in ("expressions_checked", "windows_checked", "tables_checked",
-                     "query_pairs_checked",
+                     "query_pairs_checked", "rules_checked",
                      "inconclusive", "unsupported", "spurious_pairs"):
             setattr(total, name, getattr(total, name) + part[name])
+        for rule, n in part["rule_cases"].items():
+            total.rule_cases[rule] = total.rule_cases.get(rule, 0) + n
         total.discrepancies += [Discrepancy(**d) for d in part["discrepancy_details"]]
         if progress is not None:
             progress(f"worker {i} (seed {seed * 1000 + i}) done: "
@@ -274,10 +304,11 @@ def _fuzz_worker(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {"report": {**report.to_json(), "spurious_pairs": report.spurious_pairs}}
 
 
-_PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2, "window": 3}
+_PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2, "window": 3, "rules": 4}
 
 
 ALL_WINDOWS = "WINDOW"  # --only WINDOW: every window function, nothing else
+ALL_RULES = "RULES"  # --only RULES: the canonical-form rules, nothing else
 
 
 def _window_function(only: str) -> str | None:
@@ -344,6 +375,18 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
         report.tables_checked += checked
         return checked, case, outcome
 
+    if part == "rules":
+        def one_query(case):
+            ddl, sql = case
+            outcome = check_rules(sql, ddl)
+            report.rules_checked += bool(outcome.checked)
+            for rules in outcome.checked.values():
+                for name in rules:
+                    report.rule_cases[name] = report.rule_cases.get(name, 0) + 1
+            return outcome.kind, outcome
+
+        return _search(rule_queries(), one_query, n, run_seed, stop_at)
+
     def one_pair(case):
         ddl, gold, pred = case
         # with several solvers, each is cross-examined by the others' counterexamples
@@ -372,6 +415,10 @@ def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) 
         text = f"{call} on rows {rows}"
         wrong = (f"SQLite {outcome.sqlite_value!r}, encoding {outcome.encoded_value!r} "
                  f"({outcome.detail})")
+    elif part == "rules":
+        ddl, sql = case
+        data = reproducers.rules_case(sql, ddl, outcome)
+        text, wrong = sql, f"{outcome.detail}: {outcome.canonical_sql}"
     elif part == "tables":
         (width, r1, a1, r2, a2), semantics = case
         tc = TableCase(width, tuple(r1), tuple(r2), tuple(a1), tuple(a2), semantics)

@@ -2,7 +2,7 @@
 
 A reproducer is one JSON file naming the claim it refutes (``expression``:
 Thm 1, ``tables``: Thm 2, ``query_pair``: end to end, ``window``: Thm 1 for
-window functions) and everything needed
+window functions, ``rules``: the canonical-form rules) and everything needed
 to re-run it without the fuzzer: the schema, the expression or queries, the
 concrete row, tables or database, and both sides' answers when it was found.
 ``replay`` re-runs the check and returns its fresh outcome, so a fixed bug's
@@ -19,6 +19,7 @@ from typing import Any
 
 from spotit.proofs.pinned import PinnedCase, check_pinned
 from spotit.proofs.queries import FUZZ_DDL, check_query_pair
+from spotit.proofs.rules import check_rules
 from spotit.proofs.tables import TableCase, check_tables
 from spotit.proofs.windows import WindowCase, check_window
 
@@ -75,6 +76,16 @@ def window_case(case: WindowCase, solver: str, outcome) -> dict[str, Any]:
     }
 
 
+def rules_case(sql: str, ddl: str, outcome) -> dict[str, Any]:
+    return {
+        "part": "rules", "claim": "canonical-form rules", "schema": ddl, "query": sql,
+        "semantics": outcome.semantics, "rules": list(outcome.rules),
+        "canonical_sql": outcome.canonical_sql, "database": outcome.database,
+        "original_rows": outcome.original_rows, "canonical_rows": outcome.canonical_rows,
+        "detail": outcome.detail,
+    }
+
+
 def load(path: str | Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
@@ -100,4 +111,8 @@ def replay(path: str | Path, solver: str | None = None):
                                 ddl=case["schema"], known_database=case.get("database"))
     if part == "window":
         return check_window(WindowCase(tuple(map(tuple, case["rows"])), case["call"]), solver)
+    if part == "rules":
+        sems = (case["semantics"],) if case.get("semantics") else ("set", "bag", "list")
+        return check_rules(case["query"], case["schema"], semantics=sems,
+                           known_database=case.get("database"))
     raise ValueError(f"{path}: unknown reproducer part {part!r}")
