@@ -103,13 +103,20 @@ def _swap_left_join(plan: R.Rel, semantics: str) -> R.Rel:
     return plan
 
 
+def _rules(monkeypatch, rules) -> None:
+    """Replace the registered rules (the registry applies them; the package lists them)."""
+    from spotit.canonical import registry
+
+    monkeypatch.setattr(registry, "RULES", rules)
+    monkeypatch.setattr(canonical, "RULES", rules)
+
+
 @pytest.mark.parametrize("wrong", [_drop_a_filter, _swap_left_join],
                          ids=lambda f: f.__name__)
 def test_fuzz_catches_a_planted_wrong_rule(wrong, monkeypatch, tmp_path):
     from spotit.proofs.fuzz import fuzz
 
-    monkeypatch.setattr(canonical, "RULES", [
-        *canonical.RULES, canonical.Rule("planted", wrong, "wrong on purpose")])
+    _rules(monkeypatch, [*canonical.RULES, canonical.Rule("planted", wrong, "wrong on purpose")])
     report = fuzz(examples=200, only="RULES", out_dir=tmp_path)
     found = [d for d in report.discrepancies if d.part == "rules"]
     assert found, report.summary()
@@ -117,16 +124,15 @@ def test_fuzz_catches_a_planted_wrong_rule(wrong, monkeypatch, tmp_path):
     case = reproducers.load(found[0].reproducer)
     assert "planted" in case["rules"] and case["database"] is not None
     assert reproducers.replay(found[0].reproducer).kind == "divergence"
-    monkeypatch.setattr(canonical, "RULES", [r for r in canonical.RULES
-                                             if r.name != "planted"])
+    _rules(monkeypatch, [r for r in canonical.RULES if r.name != "planted"])
     assert reproducers.replay(found[0].reproducer).kind == "ok"
 
 
 def test_a_rule_without_cases_is_a_warning(monkeypatch, tmp_path):
     from spotit.proofs.fuzz import fuzz
 
-    monkeypatch.setattr(canonical, "RULES", [
-        *canonical.RULES, canonical.Rule("idle", lambda plan, sem: plan, "never fires")])
+    _rules(monkeypatch, [*canonical.RULES,
+                         canonical.Rule("idle", lambda plan, sem: plan, "never fires")])
     report = fuzz(examples=10, only="RULES", out_dir=tmp_path)
     assert "idle" in report.rules_without_cases()
     assert "WARNING: rule 'idle'" in report.summary()

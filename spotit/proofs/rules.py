@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import sqlglot
 from hypothesis import strategies as st
+from sqlglot import exp
 
 from spotit.errors import SpotItError, Unsupported
 from spotit.frontend.binder import bind
@@ -65,8 +66,10 @@ def rule_queries() -> st.SearchStrategy[tuple[str, str]]:
 
 
 # what the seeds rarely have and the rules look for: ORDER BY without LIMIT (dropped
-# under set and bag), a derived table that re-projects, an ORDER BY over one
-RESHAPES = ("as is", "as is", "unlimited", "derived", "derived, ordered", "unlimited, derived")
+# under set and bag), a derived table that re-projects, an ORDER BY over one, a fold of
+# a fold (UPPER(LOWER(x))), and aggregates that become the same (COUNT(1), COUNT(*))
+RESHAPES = ("as is", "as is", "unlimited", "derived", "derived, ordered", "unlimited, derived",
+            "case folded", "counted")
 
 
 def reshaped(sql: str, how: str) -> str:
@@ -77,6 +80,17 @@ def reshaped(sql: str, how: str) -> str:
         sql = tree.sql(dialect="sqlite")
     if "derived" in how:
         sql = f"SELECT * FROM ({sql}) AS w" + (" ORDER BY 1" if "ordered" in how else "")
+    if how == "counted":
+        sql = f"SELECT COUNT(*), COUNT(1) FROM ({sql}) AS w"
+    if how == "case folded":
+        tree = sqlglot.parse_one(sql, dialect="sqlite")
+        first = tree.expressions[0] if isinstance(tree, exp.Select) and tree.expressions \
+            else None
+        if first is not None and not isinstance(first, exp.Star):
+            value = first.this if isinstance(first, exp.Alias) else first
+            folded = exp.Upper(this=exp.Lower(this=value.copy()))
+            value.replace(folded)
+            sql = tree.sql(dialect="sqlite")
     return sql
 
 
