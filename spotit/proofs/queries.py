@@ -287,12 +287,16 @@ def check_query_pair(gold: str, pred: str, solver: str = "z3", bound: int = 2,
     if res.verdict.value in ("error", "unsupported"):
         return PairOutcome("skipped", res.verdict.value, difference_at, res.proven_bound,
                            len(res.spurious), res.reason)
-    if difference_at is not None and res.proven_bound >= difference_at:
+    if difference_at is not None and (res.proven_bound >= difference_at or res.unbounded):
+        # a proof for every database (canonical form, one row per table) is wrong even
+        # where SQLite's difference needs more rows than the bound
+        proved = (f"every database ({res.proof})" if res.unbounded
+                  else f"bound {res.proven_bound}")
         return PairOutcome(
             "divergence", res.verdict.value, difference_at, res.proven_bound,
             len(res.spurious),
             f"SQLite shows a difference on a database of {difference_at} row(s) per table"
             f"{witness if database == known_database else ''}, but the verifier proved "
-            f"bound {res.proven_bound}", database)
+            f"{proved}", database)
     return PairOutcome("ok", res.verdict.value, difference_at, res.proven_bound,
                        len(res.spurious), res.reason)
