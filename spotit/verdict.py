@@ -84,8 +84,8 @@ class CheckResult:
     spurious: list[dict[str, Any]] = field(default_factory=list)
     # "gold" / "pred": a query that returns no rows on any database within the bound
     vacuous: list[str] = field(default_factory=list)
-    # how an equivalence was proved: "canonical form" (for every database, of any
-    # size: ``unbounded``), or "solver" (every bound up to ``bound``)
+    # how an equivalence was proved: "canonical form" or "one row per table" (for every
+    # database, of any size: ``unbounded``), or "solver" (every bound up to ``bound``)
     proof: str | None = None
     unbounded: bool = False
     # the SQLite SQL that was checked, when the queries were written in another dialect

@@ -523,7 +523,7 @@ _LEGEND = [
     ("not_eq", "pairs with a counterexample database (at most K rows per table) on which "
                "SQLite gives different results."),
     ("equiv", "pairs proven equivalent on every database of at most K rows per table "
-              "(or on every database, by canonical form); in brackets, how many of them "
+              "(or on every database, by canonical form or one row per table); in brackets, how many of them "
               "only because a query returns no rows at all within the bound (vacuous)."),
     ("spurious", "pairs where the solver's candidate database did not differ on SQLite; "
                  "never counted as a counterexample."),
