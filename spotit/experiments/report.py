@@ -523,8 +523,9 @@ _LEGEND = [
     ("not_eq", "pairs with a counterexample database (at most K rows per table) on which "
                "SQLite gives different results."),
     ("equiv", "pairs proven equivalent on every database of at most K rows per table "
-              "(or on every database, by canonical form or one row per table); in brackets, how many of them "
-              "only because a query returns no rows at all within the bound (vacuous)."),
+              "(or on every database, by canonical form or one row per table); in brackets, "
+              "how many of them only because a query returns no rows at all within the "
+              "bound (vacuous)."),
     ("spurious", "pairs where the solver's candidate database did not differ on SQLite; "
                  "never counted as a counterexample."),
     ("timeout", "pairs where the time budget ran out before a decision."),
