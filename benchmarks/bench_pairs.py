@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         ordered = [outs[j.key] for j in jobs]
         if args.pairs_out:
             with open(args.pairs_out, "a") as fh:
-                for j, o in zip(jobs, ordered):
+                for j, o in zip(jobs, ordered, strict=False):
                     fh.write(json.dumps({"key": j.key, "solver": solver, **{
                         f: o.get(f) for f in ("verdict", "seconds", "reason", "proven_bound")},
                         "proof": (o.get("result") or {}).get("proof")}) + "\n")
