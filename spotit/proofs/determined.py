@@ -52,7 +52,7 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     """The value ``out`` must take under ``assertions`` (the pins among them), or None
     when the full formula must go to the solver. ``solver`` only checks leftovers
     the value does not depend on (:mod:`spotit.proofs.leftovers`), in ``timeout``."""
-    values = _forced(b, assertions)
+    values = forced(b, assertions)
     if values is None:
         return None
     ev = Evaluator(b.m.env, values)
@@ -83,7 +83,7 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     return Determined(cls, value, in_range)
 
 
-def _forced(b: Builder, assertions: Sequence[FNode]) -> dict[FNode, FNode] | None:
+def forced(b: Builder, assertions: Sequence[FNode]) -> dict[FNode, FNode] | None:
     """symbol -> constant for every symbol an assertion forces: Boolean literals and
     ``symbol = constant`` (the pins), then definitions ``symbol = term`` whose term
     evaluates to a constant on what is known so far. None if a symbol is forced to

@@ -24,6 +24,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from functools import lru_cache
 
 from pysmt.environment import reset_env
 from pysmt.typing import BOOL, INT, REAL, STRING
@@ -96,6 +97,12 @@ def sqlite_value(case: PinnedCase) -> tuple[object, tuple]:
     return conn.execute(pin_now(case.sql, case.now)).fetchone()[0], stored
 
 
+@lru_cache(maxsize=64)
+def _schema(ddl: str, data: str) -> Schema:
+    """The fuzz table is the same from case to case: load its DDL once (Schema is frozen)."""
+    return schema_from_ddl(ddl).with_data(data)
+
+
 def bound_plan(sql: str, schema: Schema, expected: object):
     """The bound plan of a harness query, or the outcome saying why there is none."""
     try:
@@ -119,7 +126,7 @@ def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0,
         return PinnedOutcome("unsupported", detail=str(e))
     if isinstance(expected, bytes):
         return PinnedOutcome("skipped", detail="blob result")
-    schema = schema_from_ddl(case.ddl).with_data(case.data)
+    schema = _schema(case.ddl, case.data)
     plan = bound_plan(case.sql, schema, expected)
     if isinstance(plan, PinnedOutcome):
         return plan
