@@ -59,23 +59,24 @@ def thm1_strategy() -> st.SearchStrategy:
             st.just(row), st.just(data))))
 
 
-def thm1(case: tuple, solver: str) -> Any:
+def thm1(case: tuple, solver: str, timeout: float) -> Any:
     expr, row, data = case
-    return check_pinned(_pinned(row, expr, data), solver)
+    return check_pinned(_pinned(row, expr, data), solver, timeout)
 
 
-def thm2(case: tuple, solver: str) -> Any:
+def thm2(case: tuple, solver: str, timeout: float) -> Any:
     (width, r1, a1, r2, a2), semantics = case
     return check_tables(TableCase(width, tuple(r1), tuple(r2), tuple(a1), tuple(a2),
-                                  semantics), solver)
+                                  semantics), solver, timeout)
 
 
-def pair(case: tuple, solver: str) -> Any:
+def pair(case: tuple, solver: str, timeout: float) -> Any:
     ddl, gold, pred = case
-    return check_query_pair(gold, pred, solver, 2, ddl=ddl)
+    return check_query_pair(gold, pred, solver, 2, ddl=ddl, timeout=timeout)
 
 
-PARTS: dict[str, tuple[Callable[[], st.SearchStrategy], Callable[[tuple, str], Any]]] = {
+PARTS: dict[str, tuple[Callable[[], st.SearchStrategy],
+                       Callable[[tuple, str, float], Any]]] = {
     "thm1": (thm1_strategy, thm1),
     "thm2": (lambda: st.tuples(table_pairs(), st.sampled_from(SEMANTICS)), thm2),
     "pairs": (query_pairs, pair),
@@ -83,11 +84,12 @@ PARTS: dict[str, tuple[Callable[[], st.SearchStrategy], Callable[[tuple, str], A
 
 
 def path_of(outcome: Any) -> str:
-    """How a Thm 1 outcome was decided (older checkouts: always the solver)."""
+    """How an outcome was decided (older checkouts, query pairs: the solver)."""
     return getattr(outcome, "path", "solver")
 
 
-def measure(part: str, cases: int, repeats: int, seed: int, solver: str) -> dict[str, Any]:
+def measure(part: str, cases: int, repeats: int, seed: int, solver: str, timeout: float
+            ) -> dict[str, Any]:
     make, check = PARTS[part]
     start = time.perf_counter()
     examples = generate(make(), cases, seed)
@@ -95,16 +97,22 @@ def measure(part: str, cases: int, repeats: int, seed: int, solver: str) -> dict
     rates = []
     kinds: Counter[str] = Counter()
     paths: Counter[str] = Counter()
+    seconds: Counter[str] = Counter()  # time per path, last run
     for _ in range(repeats):
-        start = time.perf_counter()
-        outcomes = [check(case, solver) for case in examples]
-        rates.append(len(examples) / (time.perf_counter() - start))
+        outcomes = []
+        seconds = Counter()
+        for case in examples:
+            t = time.perf_counter()
+            outcomes.append(check(case, solver, timeout))
+            seconds[path_of(outcomes[-1])] += time.perf_counter() - t
+        rates.append(len(examples) / sum(seconds.values()))
         kinds = Counter(o.kind for o in outcomes)
-        paths = Counter(path_of(o) for o in outcomes if o.kind == "ok")
+        paths = Counter(path_of(o) for o in outcomes)
     return {"part": part, "cases": len(examples), "checks_per_s": round(
         statistics.median(rates), 1), "runs": [round(r, 1) for r in rates],
         "generated_per_s": round(len(examples) / generation, 1), "kinds": dict(kinds),
-        "paths": dict(paths) if part == "thm1" else {}}
+        "paths": dict(paths), "per_path_checks_per_s": {
+            p: round(paths[p] / seconds[p], 1) for p in paths if seconds[p] > 0}}
 
 
 def main() -> None:
@@ -115,17 +123,20 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--solver", default="z3")
+    ap.add_argument("--timeout", type=float, default=20.0,
+                    help="seconds per solver call (the fuzzer's default: 20)")
     ap.add_argument("--json", action="store_true", help="one JSON object per part")
     args = ap.parse_args()
     for part in PARTS if args.part == "all" else (args.part,):
         n = max(1, args.cases // 10) if part == "pairs" else args.cases
-        res = measure(part, n, args.repeats, args.seed, args.solver)
+        res = measure(part, n, args.repeats, args.seed, args.solver, args.timeout)
         if args.json:
             print(json.dumps(res))
             continue
         print(f"{part:6s} {res['checks_per_s']:8.1f} checks/s (median of {res['runs']}; "
               f"{res['cases']} cases, generated at {res['generated_per_s']}/s) "
-              f"outcomes {res['kinds']}" + (f" ok paths {res['paths']}" if res["paths"] else ""))
+              f"outcomes {res['kinds']}; paths {res['paths']}, checks/s by path "
+              f"{res['per_path_checks_per_s']}")
 
 
 if __name__ == "__main__":

@@ -159,3 +159,29 @@ def test_a_value_the_row_does_not_determine_goes_to_the_solver():
     case = PinnedCase((("s", "TEXT"),), ("xxabxx",), "TRIM(s, 'x')")
     out = check_pinned(case)
     assert (out.kind, out.path) == ("ok", "solver")
+
+
+@requires_solver("z3")
+def test_thm2_paths_agree():
+    """Thm 2's formula evaluated on its pins gives the solver's answer."""
+    from spotit.proofs.fuzz import SEMANTICS
+    from spotit.proofs.generators import table_pairs
+    from spotit.proofs.tables import TableCase, check_tables
+
+    out: list = []
+
+    @hypothesis_seed(3)
+    @settings(max_examples=80, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=list(HealthCheck))
+    @given(st.tuples(table_pairs(), st.sampled_from(SEMANTICS)))
+    def collect(case):
+        out.append(case)
+
+    collect()
+    evaluated = 0
+    for (width, r1, a1, r2, a2), semantics in out:
+        case = TableCase(width, tuple(r1), tuple(r2), tuple(a1), tuple(a2), semantics)
+        fast, slow = check_tables(case), check_tables(case, solver_free=False)
+        evaluated += fast.path == EVALUATED
+        assert (fast.kind, fast.formula_differ) == (slow.kind, slow.formula_differ), case
+    assert evaluated >= len(out) // 2
