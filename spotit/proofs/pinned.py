@@ -24,6 +24,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from functools import lru_cache
 
 from pysmt.environment import reset_env
 from pysmt.typing import BOOL, INT, REAL, STRING
@@ -37,6 +38,7 @@ from spotit.frontend.binder import bind
 from spotit.frontend.parser import parse
 from spotit.ir.types import StorageClass
 from spotit.proofs.crashes import CRASH, crash_proof
+from spotit.proofs.determined import Determined, determined_value
 from spotit.schema import Schema, schema_from_ddl
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
@@ -44,6 +46,7 @@ from spotit.solvers.base import Status
 
 REL_TOLERANCE = Fraction(1, 10**9)
 EXACT_RANGE_SECONDS = 2.0
+EVALUATED = "evaluated"  # an outcome's path when no solver was asked
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class PinnedOutcome:
     encoded_value: object = None
     detail: str = ""
     exact: bool = True
+    path: str = "solver"  # "evaluated": decided without the solver (spotit.proofs.determined)
 
 
 def sqlite_value(case: PinnedCase) -> tuple[object, tuple]:
@@ -93,6 +97,12 @@ def sqlite_value(case: PinnedCase) -> tuple[object, tuple]:
     return conn.execute(pin_now(case.sql, case.now)).fetchone()[0], stored
 
 
+@lru_cache(maxsize=64)
+def _schema(ddl: str, data: str) -> Schema:
+    """The fuzz table is the same from case to case: load its DDL once (Schema is frozen)."""
+    return schema_from_ddl(ddl).with_data(data)
+
+
 def bound_plan(sql: str, schema: Schema, expected: object):
     """The bound plan of a harness query, or the outcome saying why there is none."""
     try:
@@ -104,7 +114,10 @@ def bound_plan(sql: str, schema: Schema, expected: object):
 
 
 @crash_proof(lambda detail: PinnedOutcome(CRASH, detail=detail))
-def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) -> PinnedOutcome:
+def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0,
+                 solver_free: bool = True) -> PinnedOutcome:
+    """Thm 1 on ``case``; with ``solver_free``, without the solver where the pinned row
+    determines the encoded value (the outcome's ``path`` says which way)."""
     try:
         expected, stored = sqlite_value(case)
     except (sqlite3.Error, OverflowError) as e:
@@ -113,7 +126,7 @@ def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) ->
         return PinnedOutcome("unsupported", detail=str(e))
     if isinstance(expected, bytes):
         return PinnedOutcome("skipped", detail="blob result")
-    schema = schema_from_ddl(case.ddl).with_data(case.data)
+    schema = _schema(case.ddl, case.data)
     plan = bound_plan(case.sql, schema, expected)
     if isinstance(plan, PinnedOutcome):
         return plan
@@ -141,7 +154,14 @@ def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) ->
     if out.alts:
         defs.append(b.implies(b.not_(out.null), b.or_(a.guard for a in out.alts)))
     core = [*db.constraints(enc), *enc.side, *pins, *defs]
-    base = [*core, *enc.used_definitions(core)]
+    used = enc.used_definitions(core)
+    if solver_free:
+        # the assertions without defs: those only name out's parts for the solver
+        known = determined_value(b, out, [*core[:len(core) - len(defs)], *used],
+                                 enc.exactness, solver, min(timeout, EXACT_RANGE_SECONDS))
+        if known is not None:
+            return _judged(expected, known, enc.always_approximate)
+    base = [*core, *used]
     is_expected = _equals(b, expected, o_null, o_cls, o_int, o_real, o_text)
     backend = get_solver(solver)
     res = backend.check(SmtLibWriter().script([*base, is_expected]), timeout=timeout)
@@ -173,6 +193,34 @@ def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0) ->
         return PinnedOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
     return PinnedOutcome("ok", expected, expected, "exact", True)
 
+
+def _judged(expected: object, known: Determined, always_approximate: bool) -> PinnedOutcome:
+    """The outcome the solver path reaches when the encoding allows one value only."""
+    if not _matches(expected, known):
+        return PinnedOutcome("divergence", expected, known.value,
+                             "the encoding cannot produce SQLite's value", path=EVALUATED)
+    if always_approximate:
+        return PinnedOutcome("ok", expected, expected, "admissible (over-approximated)", False,
+                             EVALUATED)
+    if not known.exact_range:
+        return PinnedOutcome("ok", expected, expected,
+                             "admissible (outside the exactly encoded range)", False, EVALUATED)
+    return PinnedOutcome("ok", expected, expected, "exact", True, EVALUATED)
+
+
+def _matches(v: object, known: Determined) -> bool:
+    """``_equals`` on a known value: SQLite's value ``v`` and the encoded one agree."""
+    if v is None or known.cls is None:
+        return v is None and known.cls is None
+    if isinstance(v, bool):
+        v = int(v)
+    if isinstance(v, int):
+        return known.cls is StorageClass.INTEGER and known.value == v
+    if isinstance(v, float):
+        f = Fraction(v)
+        tol = abs(f) * REL_TOLERANCE + Fraction(1, 10**12)
+        return known.cls is StorageClass.REAL and f - tol <= known.value <= f + tol
+    return known.cls is StorageClass.TEXT and known.value == str(v)
 
 
 def _equals(b: Builder, v, o_null, o_cls, o_int, o_real, o_text):

@@ -1,0 +1,143 @@
+"""Checks per second of ``spotit fuzz``'s three claims: Thm 1, Thm 2, query pairs.
+
+Plain script, not a test: ``python benchmarks/bench_fuzz.py [--cases 300] [--repeats 3]``.
+The cases are generated once with Hypothesis (fixed seed; generation is timed on its
+own), then every check runs ``--repeats`` times; the median rate is printed as
+checks/s. It only uses names that older checkouts have too, so the same command run
+with ``PYTHONPATH=<another checkout>`` gives comparable figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from spotit.proofs.fuzz import EXPRESSION_KINDS, SEMANTICS, _pinned
+from spotit.proofs.generators import (
+    DATA_LEVELS,
+    FUZZ_COLUMNS,
+    expressions,
+    fuzz_rows,
+    related_texts,
+    table_pairs,
+)
+from spotit.proofs.pinned import check_pinned
+from spotit.proofs.queries import check_query_pair, query_pairs
+from spotit.proofs.tables import TableCase, check_tables
+
+
+def generate(strategy: st.SearchStrategy, n: int, seed: int) -> list:
+    """``n`` examples of ``strategy``, the same ones for the same seed."""
+    out: list = []
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=n, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(case: Any) -> None:
+        out.append(case)
+
+    collect()
+    return out[:n]
+
+
+def thm1_strategy() -> st.SearchStrategy:
+    """The fuzzer's expression cases: (expression, row, data level)."""
+    return st.sampled_from(DATA_LEVELS).flatmap(lambda data: fuzz_rows(data).flatmap(
+        lambda row: st.tuples(
+            st.sampled_from(EXPRESSION_KINDS).flatmap(
+                lambda k: expressions(k, 3, None, related_texts(FUZZ_COLUMNS, row))),
+            st.just(row), st.just(data))))
+
+
+def thm1(case: tuple, solver: str, timeout: float) -> Any:
+    expr, row, data = case
+    return check_pinned(_pinned(row, expr, data), solver, timeout)
+
+
+def thm2(case: tuple, solver: str, timeout: float) -> Any:
+    (width, r1, a1, r2, a2), semantics = case
+    return check_tables(TableCase(width, tuple(r1), tuple(r2), tuple(a1), tuple(a2),
+                                  semantics), solver, timeout)
+
+
+def pair(case: tuple, solver: str, timeout: float) -> Any:
+    ddl, gold, pred = case
+    return check_query_pair(gold, pred, solver, 2, ddl=ddl, timeout=timeout)
+
+
+PARTS: dict[str, tuple[Callable[[], st.SearchStrategy],
+                       Callable[[tuple, str, float], Any]]] = {
+    "thm1": (thm1_strategy, thm1),
+    "thm2": (lambda: st.tuples(table_pairs(), st.sampled_from(SEMANTICS)), thm2),
+    "pairs": (query_pairs, pair),
+}
+
+
+def path_of(outcome: Any) -> str:
+    """How an outcome was decided (older checkouts, query pairs: the solver)."""
+    return getattr(outcome, "path", "solver")
+
+
+def measure(part: str, cases: int, repeats: int, seed: int, solver: str, timeout: float
+            ) -> dict[str, Any]:
+    make, check = PARTS[part]
+    start = time.perf_counter()
+    examples = generate(make(), cases, seed)
+    generation = time.perf_counter() - start
+    rates = []
+    kinds: Counter[str] = Counter()
+    paths: Counter[str] = Counter()
+    seconds: Counter[str] = Counter()  # time per path, last run
+    for _ in range(repeats):
+        outcomes = []
+        seconds = Counter()
+        for case in examples:
+            t = time.perf_counter()
+            outcomes.append(check(case, solver, timeout))
+            seconds[path_of(outcomes[-1])] += time.perf_counter() - t
+        rates.append(len(examples) / sum(seconds.values()))
+        kinds = Counter(o.kind for o in outcomes)
+        paths = Counter(path_of(o) for o in outcomes)
+    return {"part": part, "cases": len(examples), "checks_per_s": round(
+        statistics.median(rates), 1), "runs": [round(r, 1) for r in rates],
+        "generated_per_s": round(len(examples) / generation, 1), "kinds": dict(kinds),
+        "paths": dict(paths), "per_path_checks_per_s": {
+            p: round(paths[p] / seconds[p], 1) for p in paths if seconds[p] > 0}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", choices=[*PARTS, "all"], default="all")
+    ap.add_argument("--cases", type=int, default=300, help="Thm 1 cases (Thm 2: same; "
+                    "query pairs: a tenth)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--solver", default="z3")
+    ap.add_argument("--timeout", type=float, default=20.0,
+                    help="seconds per solver call (the fuzzer's default: 20)")
+    ap.add_argument("--json", action="store_true", help="one JSON object per part")
+    args = ap.parse_args()
+    for part in PARTS if args.part == "all" else (args.part,):
+        n = max(1, args.cases // 10) if part == "pairs" else args.cases
+        res = measure(part, n, args.repeats, args.seed, args.solver, args.timeout)
+        if args.json:
+            print(json.dumps(res))
+            continue
+        print(f"{part:6s} {res['checks_per_s']:8.1f} checks/s (median of {res['runs']}; "
+              f"{res['cases']} cases, generated at {res['generated_per_s']}/s) "
+              f"outcomes {res['kinds']}; paths {res['paths']}, checks/s by path "
+              f"{res['per_path_checks_per_s']}")
+
+
+if __name__ == "__main__":
+    main()

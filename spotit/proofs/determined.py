@@ -1,0 +1,156 @@
+"""Thm 1 without a solver: the value the pinned row determines, where it does.
+
+With every cell of the one-row table pinned, most encodings leave nothing to
+choose: substituting the pinned constants and simplifying
+(:mod:`spotit.smt.evaluate`) turns every assertion into TRUE and the encoded
+value into one constant. Then "can the value be SQLite's?" and "can it be
+anything else?" are answered by comparing that constant, and the solver (tens of
+milliseconds to start and load, seconds on some string formulas) is not needed
+for the case itself.
+
+Sound only under three conditions, all checked here: the substituted values are
+*forced* (each comes from an assertion ``symbol = constant`` or a Boolean
+literal, or a definition ``symbol = term`` of forced ones); what is left of the
+assertions, about symbols the value does not depend on (the payload of a NULL
+cell, say), is satisfiable (:mod:`spotit.proofs.leftovers`: the solver, once per
+shape), so a model exists; and the value's NULL
+flag, the guards of its alternatives, the chosen term and the exactness
+conditions are constants (so the value is the same in every model). Anything
+else — a free choice, an uninterpreted division by zero, an assertion that is
+FALSE — goes to the solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from pysmt.fnode import FNode
+
+from spotit.encodings.builder import Builder
+from spotit.encodings.values import Value
+from spotit.ir.types import StorageClass
+from spotit.proofs.leftovers import satisfiable
+from spotit.smt.evaluate import Evaluator
+
+DEFINITION_ROUNDS = 8  # symbol = term assertions followed, each round one level deeper
+
+
+@dataclass(frozen=True)
+class Determined:
+    """The one value the encoding allows: ``cls`` None is NULL."""
+
+    cls: StorageClass | None
+    value: object
+    exact_range: bool  # the row is inside the range where the encoding is exact
+
+
+def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
+                     exactness: Sequence[FNode], solver: str = "z3",
+                     timeout: float = 2.0) -> Determined | None:
+    """The value ``out`` must take under ``assertions`` (the pins among them), or None
+    when the full formula must go to the solver. ``solver`` only checks leftovers
+    the value does not depend on (:mod:`spotit.proofs.leftovers`), in ``timeout``."""
+    values = forced(b, assertions)
+    if values is None:
+        return None
+    ev = Evaluator(b.m.env, values)
+    rest = [r for f in assertions if not (r := ev.simplify(f)).is_true()]
+    null = ev.simplify(out.null)
+    if not null.is_bool_constant():
+        return None
+    cls, value = None, None
+    if null.is_false():
+        chosen = []
+        for a in out.alts:
+            guard = ev.simplify(a.guard)
+            if not guard.is_bool_constant():
+                return None
+            if guard.is_true():
+                chosen.append((a.cls, ev.simplify(a.term)))
+        if len(chosen) != 1 or not chosen[0][1].is_constant():
+            return None  # none or several alternatives: the solver says what that means
+        cls, value = chosen[0][0], _python(chosen[0][1])
+    # the value is fixed; the rest must have a model (else the solver path finds none)
+    if rest and not satisfiable(rest, solver, timeout):
+        return None
+    exact = ev.simplify(b.and_(exactness))
+    if exact.is_bool_constant():
+        in_range = exact.is_true()
+    else:  # as the solver path asks it: is there a model inside the exact range?
+        in_range = satisfiable([*rest, *_conjuncts([exact])], solver, timeout)
+    return Determined(cls, value, in_range)
+
+
+def forced(b: Builder, assertions: Sequence[FNode]) -> dict[FNode, FNode] | None:
+    """symbol -> constant for every symbol an assertion forces: Boolean literals and
+    ``symbol = constant`` (the pins), then definitions ``symbol = term`` whose term
+    evaluates to a constant on what is known so far. None if a symbol is forced to
+    two values."""
+    values: dict[FNode, FNode] = {}
+    for f in _conjuncts(assertions):
+        pair = _literal(b, f)
+        if pair is None:
+            continue
+        sym, const = pair
+        if values.setdefault(sym, const) is not const:
+            return None
+    definitions = [(s, t) for f in _conjuncts(assertions)
+                   if (st := _definition(f)) is not None
+                   for s, t in [st] if s not in values]
+    for _ in range(DEFINITION_ROUNDS):
+        ev = Evaluator(b.m.env, values)
+        found = {}
+        for sym, term in definitions:
+            if sym not in values and sym not in found:
+                v = ev.simplify(term)
+                if v.is_constant():
+                    found[sym] = v
+        if not found:
+            break
+        values.update(found)
+    return values
+
+
+def _conjuncts(formulas: Iterable[FNode]) -> Iterable[FNode]:
+    for f in formulas:
+        if f.is_and():
+            yield from _conjuncts(f.args())
+        else:
+            yield f
+
+
+def _literal(b: Builder, f: FNode) -> tuple[FNode, FNode] | None:
+    """(symbol, constant) if ``f`` says exactly that."""
+    if f.is_symbol():
+        return f, b.TRUE
+    if f.is_not() and f.arg(0).is_symbol():
+        return f.arg(0), b.FALSE
+    if f.is_equals() or f.is_iff():
+        x, y = f.args()
+        if x.is_symbol() and y.is_constant():
+            return x, y
+        if y.is_symbol() and x.is_constant():
+            return y, x
+    return None
+
+
+def _definition(f: FNode) -> tuple[FNode, FNode] | None:
+    """(symbol, term) if ``f`` is ``symbol = term``."""
+    if f.is_equals() or f.is_iff():
+        x, y = f.args()
+        if x.is_symbol() and not x.get_type().is_function_type():
+            return x, y
+        if y.is_symbol() and not y.get_type().is_function_type():
+            return y, x
+    return None
+
+
+def _python(term: FNode) -> object:
+    v = term.constant_value()
+    if term.is_real_constant():
+        return Fraction(v)
+    if term.is_int_constant():
+        return int(v)
+    return v

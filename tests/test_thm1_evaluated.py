@@ -1,0 +1,187 @@
+"""Thm 1's solver-free path: it follows SMT-LIB, agrees with the solver path, and
+still catches a planted encoding bug."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from pysmt.environment import get_env, reset_env
+from pysmt.shortcuts import (
+    Div,
+    Int,
+    Real,
+    StrCharAt,
+    StrIndexOf,
+    String,
+    StrSubstr,
+    StrToInt,
+    Symbol,
+)
+from pysmt.typing import INT
+
+from spotit.encodings import registry
+from spotit.encodings.values import Value
+from spotit.ir import scalar as S
+from spotit.proofs.fuzz import EXPRESSION_KINDS, _pinned
+from spotit.proofs.generators import (
+    DATA_LEVELS,
+    FUZZ_COLUMNS,
+    expressions,
+    fuzz_rows,
+    related_texts,
+)
+from spotit.proofs.pinned import EVALUATED, PinnedCase, check_pinned
+from spotit.smt import ops
+from spotit.smt.evaluate import evaluate
+from spotit.solvers.testing import requires_solver
+
+AGREEMENT_CASES = 200
+
+
+@pytest.fixture(autouse=True)
+def _fresh_env():
+    yield reset_env()
+
+
+def _value(term):
+    (out,) = evaluate(get_env(), {}, [term])
+    return out.constant_value() if out.is_constant() else None
+
+
+@pytest.mark.parametrize("term,expected", [
+    (lambda: StrSubstr(String("abc"), Int(-1), Int(2)), ""),  # Python: "c"
+    (lambda: StrSubstr(String("abc"), Int(1), Int(5)), "bc"),
+    (lambda: StrCharAt(String("abc"), Int(-2)), ""),  # Python: "b"
+    (lambda: StrIndexOf(String("abcb"), String("b"), Int(-1)), -1),  # Python: 3
+    (lambda: StrIndexOf(String("abc"), String(""), Int(3)), 3),
+    (lambda: StrToInt(String(" 12")), -1),  # Python: 12
+    (lambda: StrToInt(String("+1")), -1),
+    (lambda: StrToInt(String("007")), 7),
+    (lambda: ops.int_div(Int(-7), Int(2)), -4),
+    (lambda: ops.int_div(Int(7), Int(-2)), -3),
+    (lambda: ops.int_mod(Int(-7), Int(-2)), 1),
+    (lambda: ops.real_to_int(Real(Fraction(-3, 2))), -2),
+    (lambda: ops.real_is_int(Real(Fraction(4, 2))), True),
+    (lambda: ops.str_lt(String("B"), String("a")), True),
+    (lambda: ops.str_to_code(String("ab")), -1),
+    (lambda: ops.str_replace_all(String("aXbX"), String("X"), String("")), "ab"),
+    (lambda: ops.str_in_re(String("a%b"), ops.re_concat_all(
+        [ops.str_to_re(String("a")), ops.re_all(), ops.str_to_re(String("b"))])), True),
+    (lambda: ops.str_in_re(String("ab"), ops.re_comp(ops.re_star(ops.re_range(
+        String("a"), String("z"))))), False),
+    (lambda: ops.str_in_re(String("ab"), ops.re_inter(ops.re_plus(ops.re_allchar()),
+                                                      ops.re_opt(ops.re_allchar()))), False),
+])
+def test_evaluation_follows_smtlib(term, expected):
+    assert _value(term()) == expected
+
+
+def test_what_smtlib_leaves_unspecified_is_not_evaluated():
+    assert _value(ops.int_div(Int(1), Int(0))) is None
+    with pytest.warns(UserWarning, match="Division by 0"):  # pysmt warns when building it
+        assert _value(Div(Real(1), Real(0))) is None
+    assert _value(ops.int_div(Symbol("x", INT), Int(2))) is None
+
+
+def _cases(n: int, seed: int) -> list[tuple]:
+    out: list[tuple] = []
+    strategy = st.sampled_from(DATA_LEVELS).flatmap(lambda data: fuzz_rows(data).flatmap(
+        lambda row: st.tuples(st.sampled_from(EXPRESSION_KINDS).flatmap(
+            lambda k: expressions(k, 3, None, related_texts(FUZZ_COLUMNS, row))),
+            st.just(row), st.just(data))))
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=n, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(case):
+        out.append(case)
+
+    collect()
+    return out[:n]
+
+
+@requires_solver("z3")
+def test_solver_and_evaluated_paths_agree():
+    """On generated cases the fast path decides, the solver path reaches the same outcome
+    (kind, exactness, reason); a solver timeout is no verdict to compare."""
+    evaluated = compared = 0
+    for expr, row, data in _cases(AGREEMENT_CASES, 7):
+        case = _pinned(row, expr, data)
+        fast = check_pinned(case, "z3", timeout=5.0)
+        if fast.path != EVALUATED:
+            continue
+        evaluated += 1
+        slow = check_pinned(case, "z3", timeout=5.0, solver_free=False)
+        if slow.kind == "error":
+            continue
+        compared += 1
+        assert (fast.kind, fast.exact, fast.detail) == (slow.kind, slow.exact, slow.detail), \
+            (expr, row, data)
+    assert evaluated >= AGREEMENT_CASES // 2  # the fast path is the common one
+    assert compared >= evaluated * 9 // 10
+
+
+def _plus_is_off_by_one(monkeypatch):
+    """Plant a bug: INTEGER ``a + b`` is encoded as ``a + b + 1``."""
+    original = registry.SCALAR[S.Arith]
+
+    def broken(enc, e, env):
+        out = original(enc, e, env)
+        if e.op != "+":
+            return out
+        b = enc.b
+        return Value(out.null, tuple(
+            dataclasses.replace(a, term=b.m.Plus(a.term, b.int(1)))
+            if a.term.get_type() is INT else a for a in out.alts))
+
+    monkeypatch.setitem(registry.SCALAR, S.Arith, broken)
+
+
+@requires_solver("z3")
+def test_a_planted_bug_is_caught_on_the_fast_path(monkeypatch):
+    case = PinnedCase((("i", "INTEGER"), ("s", "TEXT")), (2, "x"), "i + 40")
+    assert check_pinned(case).kind == "ok"
+    _plus_is_off_by_one(monkeypatch)
+    fast = check_pinned(case)
+    assert (fast.kind, fast.path, fast.encoded_value) == ("divergence", EVALUATED, 43)
+    assert check_pinned(case, solver_free=False).kind == "divergence"  # as the solver says
+
+
+@requires_solver("z3")
+def test_a_value_the_row_does_not_determine_goes_to_the_solver():
+    """TRIM is encoded by a decomposition the solver solves: nothing to evaluate."""
+    case = PinnedCase((("s", "TEXT"),), ("xxabxx",), "TRIM(s, 'x')")
+    out = check_pinned(case)
+    assert (out.kind, out.path) == ("ok", "solver")
+
+
+@requires_solver("z3")
+def test_thm2_paths_agree():
+    """Thm 2's formula evaluated on its pins gives the solver's answer."""
+    from spotit.proofs.fuzz import SEMANTICS
+    from spotit.proofs.generators import table_pairs
+    from spotit.proofs.tables import TableCase, check_tables
+
+    out: list = []
+
+    @hypothesis_seed(3)
+    @settings(max_examples=80, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=list(HealthCheck))
+    @given(st.tuples(table_pairs(), st.sampled_from(SEMANTICS)))
+    def collect(case):
+        out.append(case)
+
+    collect()
+    evaluated = 0
+    for (width, r1, a1, r2, a2), semantics in out:
+        case = TableCase(width, tuple(r1), tuple(r2), tuple(a1), tuple(a2), semantics)
+        fast, slow = check_tables(case), check_tables(case, solver_free=False)
+        evaluated += fast.path == EVALUATED
+        assert (fast.kind, fast.formula_differ) == (slow.kind, slow.formula_differ), case
+    assert evaluated >= len(out) // 2
