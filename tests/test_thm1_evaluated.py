@@ -118,8 +118,8 @@ def test_solver_and_evaluated_paths_agree():
             continue
         evaluated += 1
         slow = check_pinned(case, "z3", timeout=5.0, solver_free=False)
-        if slow.kind == "error":
-            continue
+        if slow.kind == "error" or "exactness not checked" in slow.detail:
+            continue  # the solver did not answer in time: no verdict to compare
         compared += 1
         assert (fast.kind, fast.exact, fast.detail) == (slow.kind, slow.exact, slow.detail), \
             (expr, row, data)
