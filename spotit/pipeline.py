@@ -447,7 +447,7 @@ class Checker:
         """The formula for bound k: (encoder, assertions)."""
         reset_env()  # a fresh pysmt environment: formulas of earlier bounds are dropped
         b = Builder()
-        db = SymbolicDatabase(self.schema, k, b)
+        db = SymbolicDatabase(self.schema, k, b, ordered_keys=True)
         enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes,
                                          order_observable=self.opts.semantics is Semantics.LIST))
         r1 = enc.rel(gold_plan)

@@ -11,7 +11,11 @@ Integrity constraints hold over present rows: primary keys and UNIQUE sets
 child row whose key is not NULL has a present parent row with an equal key),
 assumed functional dependencies (``spotit.constraints``), and each column's
 domain. Present rows come first (a symmetry cut that keeps
-every database reachable).
+every database reachable). With ``ordered_keys`` (the bounded search), a table whose
+integer key (the rowid or its alias) is read also keeps its present rows in key
+order: the k! orders of the same rows are one database, and no encoding depends on
+a row's position (SQLite's scan order is modelled by free choices: ties, bare
+columns, first rows), so every database stays reachable up to row order.
 """
 
 from __future__ import annotations
@@ -46,11 +50,13 @@ class _Cell:
 class SymbolicDatabase:
     """k symbolic rows per table, created lazily, with their constraints."""
 
-    def __init__(self, schema: Schema, k: int, b: Builder, *, prefix: str = ""):
+    def __init__(self, schema: Schema, k: int, b: Builder, *, prefix: str = "",
+                 ordered_keys: bool = False):
         self.schema = schema
         self.k = k
         self.b = b
         self.prefix = prefix
+        self.ordered_keys = ordered_keys  # pinned rows come in any order: off by default
         self._cells: dict[tuple[str, int, int], _Cell] = {}
         self._present: dict[tuple[str, int], FNode] = {}
         self.domain_constraints: list[FNode] = []
@@ -151,6 +157,8 @@ class SymbolicDatabase:
             # present rows first
             for r in range(1, self.k):
                 out.append(b.implies(self.present(t.name, r), self.present(t.name, r - 1)))
+            if self.ordered_keys:
+                out.extend(self._key_order(t))
             out.extend(self._foreign_key_constraints(t))
             out.extend(self._rule_constraints(t))
             out.extend(self._functional_dependency_constraints(t))
@@ -176,6 +184,24 @@ class SymbolicDatabase:
                         out.append(b.not_(collide))
         out.extend(self.domain_constraints)
         return out
+
+    def _key_order(self, t: Table) -> list[FNode]:
+        """Present rows in increasing integer key (rowid alias, else the hidden rowid),
+        when a query reads it: a lex-leader cut of the rows' k! orders."""
+        col = t.column_index(t.rowid_alias) if t.rowid_alias else (
+            len(t.columns) if hidden_rowid(t) else None)
+        if col is None or not self._column_read(t, col):
+            return []
+        terms = []
+        for r in range(self.k):
+            v = self.cell(t.name, r, col)
+            plain = len(v.alts) == 1 and v.alts[0].cls is StorageClass.INTEGER
+            if not v.null.is_false() or not plain:
+                return []  # not a plain integer: no order to cut by
+            terms.append(v.alts[0].term)
+        b = self.b
+        return [b.implies(self.present(t.name, r), b.lt(terms[r - 1], terms[r]))
+                for r in range(1, self.k)]
 
     def _foreign_key_constraints(self, t: Table) -> list[FNode]:
         """Every present child row whose key is not NULL has a parent row with an
