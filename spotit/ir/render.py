@@ -26,6 +26,8 @@ def sql_literal(v: int | float | str | None) -> str:
     if isinstance(v, bool):
         return "1" if v else "0"
     if isinstance(v, int):
+        if v == -(2**63):  # 9223372036854775808 alone would be read as a REAL
+            return f"({v + 1} - 1)"
         return str(v) if v >= 0 else f"({v})"
     if isinstance(v, float):
         if v != v:
@@ -51,37 +53,41 @@ class _NotClosed(Exception):
     pass
 
 
-def _render(e: S.Expr) -> str:
-    r = _render
-    if isinstance(e, S.Const):
-        return sql_literal(e.value)
+def operator_sql(e: S.Expr, r) -> str | None:
+    """SQL for an operator node with its operands rendered by ``r``; None for what is
+    not an operator here (constants, references, calls, COLLATE, subqueries). Shared
+    by constant folding and the plan renderer (``spotit.ir.to_sql``)."""
     if isinstance(e, S.Negate):
         return f"(- {r(e.operand)})"
-    if isinstance(e, S.Arith):
+    if isinstance(e, S.Arith | S.Compare):
         return f"({r(e.left)} {e.op} {r(e.right)})"
     if isinstance(e, S.Concat):
         return f"({r(e.left)} || {r(e.right)})"
-    if isinstance(e, S.Compare):
-        return f"({r(e.left)} {e.op} {r(e.right)})"
     if isinstance(e, S.Is):
         return f"({r(e.left)} IS {r(e.right)})"
     if isinstance(e, S.IsNull):
         return f"({r(e.operand)} IS NULL)"
-    if isinstance(e, S.And):
-        return f"({r(e.left)} AND {r(e.right)})"
-    if isinstance(e, S.Or):
-        return f"({r(e.left)} OR {r(e.right)})"
+    if isinstance(e, S.And | S.Or):
+        return f"({r(e.left)} {'AND' if isinstance(e, S.And) else 'OR'} {r(e.right)})"
     if isinstance(e, S.Not):
         return f"(NOT {r(e.operand)})"
     if isinstance(e, S.Like):
-        op = "GLOB" if e.glob else "LIKE"
         esc = f" ESCAPE {r(e.escape)}" if e.escape is not None else ""
-        return f"({r(e.operand)} {op} {r(e.pattern)}{esc})"
+        return f"({r(e.operand)} {'GLOB' if e.glob else 'LIKE'} {r(e.pattern)}{esc})"
     if isinstance(e, S.Case):
         whens = " ".join(f"WHEN {r(c)} THEN {r(v)}" for c, v in e.whens)
         return f"(CASE {whens} ELSE {r(e.else_)} END)"
     if isinstance(e, S.Cast):
         return f"CAST({r(e.operand)} AS {_CAST_NAMES[e.target]})"
+    return None
+
+
+def _render(e: S.Expr) -> str:
+    r = _render
+    if isinstance(e, S.Const):
+        return sql_literal(e.value)
+    if (text := operator_sql(e, r)) is not None:
+        return text
     if isinstance(e, S.Call):
         if e.name == "+":
             return f"(+ {r(e.args[0])})"

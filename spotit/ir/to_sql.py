@@ -23,8 +23,8 @@ from itertools import count
 from spotit.errors import Unsupported
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.render import _CAST_NAMES, sql_literal
-from spotit.ir.types import INT64_MIN, NO_AFFINITY, Affinity, Collation
+from spotit.ir.render import operator_sql, sql_literal
+from spotit.ir.types import NO_AFFINITY, Affinity, Collation
 from spotit.ir.walk import without_names
 from spotit.schema import Schema
 
@@ -328,31 +328,9 @@ class _Renderer:
                 raise Unsupported(f"a column reference out of its scope ({e})")
             return _retarget(scope[e.depth][e.index], e.affinity, e.collation)
         if isinstance(e, S.Const):
-            if e.value == INT64_MIN and isinstance(e.value, int):
-                return f"({INT64_MIN + 1} - 1)"
             return sql_literal(e.value)
-        if isinstance(e, S.Negate):
-            return f"(- {r(e.operand)})"
-        if isinstance(e, S.Arith | S.Compare):
-            return f"({r(e.left)} {e.op} {r(e.right)})"
-        if isinstance(e, S.Concat):
-            return f"({r(e.left)} || {r(e.right)})"
-        if isinstance(e, S.Is):
-            return f"({r(e.left)} IS {r(e.right)})"
-        if isinstance(e, S.IsNull):
-            return f"({r(e.operand)} IS NULL)"
-        if isinstance(e, S.And | S.Or):
-            return f"({r(e.left)} {'AND' if isinstance(e, S.And) else 'OR'} {r(e.right)})"
-        if isinstance(e, S.Not):
-            return f"(NOT {r(e.operand)})"
-        if isinstance(e, S.Like):
-            esc = f" ESCAPE {r(e.escape)}" if e.escape is not None else ""
-            return f"({r(e.operand)} {'GLOB' if e.glob else 'LIKE'} {r(e.pattern)}{esc})"
-        if isinstance(e, S.Case):
-            whens = " ".join(f"WHEN {r(c)} THEN {r(v)}" for c, v in e.whens)
-            return f"(CASE {whens} ELSE {r(e.else_)} END)"
-        if isinstance(e, S.Cast):
-            return f"CAST({r(e.operand)} AS {_CAST_NAMES[e.target]})"
+        if (text := operator_sql(e, r)) is not None:
+            return text
         if isinstance(e, S.Collate):
             return f"({r(e.operand)} COLLATE {_q(e.collation)})"
         if isinstance(e, S.Call):
