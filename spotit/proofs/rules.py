@@ -94,14 +94,8 @@ def reshaped(sql: str, how: str) -> str:
     return sql
 
 
-@crash_proof(lambda detail: RuleOutcome(CRASH, detail=detail))
-def check_rules(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES,
-                semantics: tuple[str, ...] = SEMANTICS,
-                known_database: dict | None = None) -> RuleOutcome:
-    """Rewrite ``sql``'s plan with the rules under each semantics and compare the
-    rendered canonical form with ``sql`` on random databases (or ``known_database``)."""
-    from spotit.canonical import canonical
-
+def _prepared(sql: str, ddl: str):
+    """(schema, bound plan, the plan rendered back to SQL), or why ``sql`` is skipped."""
     schema = schema_from_ddl(ddl)
     try:
         plan = bind(parse(sql), schema)
@@ -111,9 +105,23 @@ def check_rules(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES,
     if why is not None:
         return RuleOutcome("skipped", detail=f"not determined by the database: {why}")
     try:
-        original = plan_sql(plan, schema)
+        return schema, plan, plan_sql(plan, schema)
     except Unsupported as e:
         return RuleOutcome("skipped", detail=f"not rendered: {e}")
+
+
+@crash_proof(lambda detail: RuleOutcome(CRASH, detail=detail))
+def check_rules(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES,
+                semantics: tuple[str, ...] = SEMANTICS,
+                known_database: dict | None = None) -> RuleOutcome:
+    """Rewrite ``sql``'s plan with the rules under each semantics and compare the
+    rendered canonical form with ``sql`` on random databases (or ``known_database``)."""
+    from spotit.canonical import canonical
+
+    prepared = _prepared(sql, ddl)
+    if isinstance(prepared, RuleOutcome):
+        return prepared
+    schema, plan, original = prepared
     forms: dict[str, tuple[str, tuple[str, ...]]] = {}  # semantics -> (sql, rules)
     skipped: dict[str, str] = {}
     for sem in semantics:
@@ -142,18 +150,10 @@ def check_rules(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES,
 def check_rendering(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES) -> RuleOutcome:
     """The renderer alone: ``sql``'s bound plan rendered back to SQL must give
     ``sql``'s rows (as a bag) on random databases."""
-    schema = schema_from_ddl(ddl)
-    try:
-        plan = bind(parse(sql), schema)
-    except SpotItError as e:
-        return RuleOutcome("skipped", detail=f"not bound: {e}")
-    why = nondeterminism(plan)
-    if why is not None:
-        return RuleOutcome("skipped", detail=f"not determined by the database: {why}")
-    try:
-        original = plan_sql(plan, schema)
-    except Unsupported as e:
-        return RuleOutcome("skipped", detail=f"not rendered: {e}")
+    prepared = _prepared(sql, ddl)
+    if isinstance(prepared, RuleOutcome):
+        return prepared
+    schema, _, original = prepared
     found = _compare(schema, sql, original, {}, databases, None)
     return found if found is not None else RuleOutcome("ok", canonical_sql=original)
 
