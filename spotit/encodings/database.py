@@ -188,9 +188,8 @@ class SymbolicDatabase:
     def _key_order(self, t: Table) -> list[FNode]:
         """Present rows in increasing integer key (rowid alias, else the hidden rowid),
         when a query reads it: a lex-leader cut of the rows' k! orders."""
-        col = t.column_index(t.rowid_alias) if t.rowid_alias else (
-            len(t.columns) if hidden_rowid(t) else None)
-        if col is None or not self._column_read(t, col):
+        col = self._ordered_key(t)
+        if col is None:
             return []
         terms = []
         for r in range(self.k):
@@ -202,6 +201,14 @@ class SymbolicDatabase:
         b = self.b
         return [b.implies(self.present(t.name, r), b.lt(terms[r - 1], terms[r]))
                 for r in range(1, self.k)]
+
+    def _ordered_key(self, t: Table) -> int | None:
+        """The integer key column rows are kept in order of (``ordered_keys``), if any."""
+        if not self.ordered_keys:
+            return None
+        col = t.column_index(t.rowid_alias) if t.rowid_alias else (
+            len(t.columns) if hidden_rowid(t) else None)
+        return col if col is not None and self._column_read(t, col) else None
 
     def _foreign_key_constraints(self, t: Table) -> list[FNode]:
         """Every present child row whose key is not NULL has a parent row with an
@@ -410,6 +417,10 @@ class SymbolicDatabase:
         by_table = {known.get(name.lower(), name): r for name, r in rows.items()}
         for t in self.used_tables():
             trows = by_table.get(t.name, [])
+            key = self._ordered_key(t)
+            if key is not None and all(len(row) > key and isinstance(row[key], int)
+                                       for row in trows):
+                by_table[t.name] = trows = sorted(trows, key=lambda row: row[key])
             if len(trows) > self.k:
                 raise ValueError(f"table {t.name} has {len(trows)} rows, more than k = {self.k}")
             for r in range(self.k):
