@@ -62,6 +62,9 @@ PROVED = [
     ("COUNT of a never-NULL value", "bag",  # a condition that is never true on NULL
      "SELECT COUNT(t.name) FROM t JOIN u ON t.owner = u.id WHERE t.name > 'a'",
      "SELECT COUNT(*) FROM u JOIN t ON t.owner = u.id WHERE t.name > 'a'"),
+    ("join to a referenced row that only checks it exists", "bag",
+     "SELECT t.name, COUNT(*) FROM t JOIN u ON t.owner = u.id GROUP BY t.name",
+     "SELECT name, COUNT(*) FROM t WHERE owner IS NOT NULL GROUP BY name"),
     ("repeated aggregates computed once", "bag",
      "SELECT COUNT(id) * 2, COUNT(*) FROM t", "SELECT COUNT(*) * 2, COUNT(*) FROM t"),
     ("case folding composed", "bag",
@@ -102,6 +105,11 @@ NOT_PROVED = [
     ("a derived table's constant is a BINARY column in a comparison, a bare one has no "
      "collation (found by the rules fuzz)", "bag",
      "SELECT x = nc FROM (SELECT 'a' AS x, nc FROM t)", "SELECT 'a' = nc FROM t"),
+    ("a LEFT join to the referenced row keeps rows without one", "bag",
+     "SELECT t.name FROM t LEFT JOIN u ON t.owner = u.id",
+     "SELECT name FROM t WHERE owner IS NOT NULL"),
+    ("a join on a column no foreign key declares checks nothing", "bag",
+     "SELECT u.label FROM u JOIN t ON t.id = u.id", "SELECT label FROM u"),
     ("subtraction does not commute", "bag",
      "SELECT amount - id FROM t", "SELECT id - amount FROM t"),
     ("a self-join's sides are not interchangeable in the select list", "bag",

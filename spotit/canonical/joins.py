@@ -10,7 +10,7 @@ column), it is one of SQLite's arbitrary choices either way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import permutations, product
 
 from spotit.canonical.registry import rule
@@ -26,6 +26,7 @@ from spotit.canonical.trees import (
 )
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
+from spotit.ir.walk import iter_exprs
 
 # orderings of identical relations (a self-join) tried to find the least form
 MAX_ORDERINGS = 120
@@ -143,3 +144,85 @@ def _orderings(leaves: list[R.Rel]):
 def _canonical_conjuncts(conds: tuple[S.Expr, ...]) -> list[S.Expr]:
     unique = {sort_key(c): c for c in conds}
     return [unique[k] for k in sorted(unique)]
+
+
+@rule("join to a referenced row that only checks it exists")
+def _existence_joins(plan: R.Rel, semantics: str) -> R.Rel:
+    """``A JOIN P ON A.c = P.k``, where A.c is a foreign key into P's unique key k and
+    nothing else reads P, keeps each A row with a non-NULL c exactly once (the key is
+    unique, and the foreign key says the row exists): it is ``A WHERE A.c IS NOT
+    NULL``. Only where the lookup is a plain ``=`` (``Scan.references``)."""
+    return bottom_up(plan, _without_existence_joins)
+
+
+def _without_existence_joins(node: R.Rel) -> R.Rel:
+    if not isinstance(node, R.Project | R.Aggregate) or not _is_region(node.input):
+        return node
+    region = _flatten(node.input, root=True)
+    if len(region.leaves) < 2:
+        return node
+    fields_ = ("exprs",) if isinstance(node, R.Project) else ("keys", "aggs")
+    read = {region.where[i] for f in fields_ for i in _row_refs(getattr(node, f))}
+    starts = _starts(region.leaves)
+    for li, leaf in enumerate(region.leaves):
+        span = set(range(starts[li], starts[li] + len(leaf.columns)))
+        if not isinstance(leaf, R.Scan) or read & span:
+            continue
+        touching = [c for c in region.conds if _row_refs(c) & span]
+        children = [_referencing(c, region, li) for c in touching]
+        if not touching or None in children or len(
+                {c.index - starts[li] for c in touching for c in _parent_refs(c, span)}) != 1:
+            continue  # joined other than by foreign keys into one key column
+        width = len(leaf.columns)
+
+        def moved(i: int, lo: int = starts[li], w: int = width) -> int:
+            return i if i < lo else i - w
+
+        first, *rest = [reindex(c, moved) for c in children]
+        conds = [reindex(c, moved) for c in region.conds if not any(c is t for t in touching)]
+        # every child equals the one key value, which exists: all equal, and not NULL
+        conds.append(S.Not(S.IsNull(first)))
+        conds.extend(S.Compare("=", first, other) for other in rest)
+        leaves = region.leaves[:li] + region.leaves[li + 1:]
+        body = leaves[0]
+        for other in leaves[1:]:
+            body = R.Join("INNER", body, other, None)
+        body = R.Filter(body, conjoin(conds))
+        return replace(node, input=body, **{
+            f: reindex(getattr(node, f), lambda i: moved(region.where[i])) for f in fields_})
+    return node
+
+
+def _row_refs(node) -> set[int]:
+    """Columns of the row ``node`` is evaluated on that it reads (subqueries included)."""
+    return {e.index for e, level in iter_exprs(node)
+            if isinstance(e, S.ColumnRef) and e.depth == level}
+
+
+def _parent_refs(cond: S.Expr, span: set[int]) -> list[S.ColumnRef]:
+    return [e for e, level in iter_exprs(cond)
+            if isinstance(e, S.ColumnRef) and e.depth == level and e.index in span]
+
+
+def _referencing(cond: S.Expr, region: _Region, parent: int) -> S.ColumnRef | None:
+    """The child column of ``cond`` if it is ``child = parent key`` along a plain
+    foreign key of another leaf into leaf ``parent``; else None."""
+    if not (isinstance(cond, S.Compare) and cond.op == "="):
+        return None
+    starts = _starts(region.leaves)
+    pleaf = region.leaves[parent]
+    assert isinstance(pleaf, R.Scan)
+    for a, p in ((cond.left, cond.right), (cond.right, cond.left)):
+        if not (isinstance(a, S.ColumnRef) and isinstance(p, S.ColumnRef)
+                and a.depth == 0 and p.depth == 0):
+            continue
+        pcol = p.index - starts[parent]
+        if not 0 <= pcol < len(pleaf.columns):
+            continue
+        for ci, leaf in enumerate(region.leaves):
+            if ci == parent or not isinstance(leaf, R.Scan):
+                continue
+            acol = a.index - starts[ci]
+            if 0 <= acol < len(leaf.columns) and (acol, pleaf.table, pcol) in leaf.references:
+                return a
+    return None

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from spotit.errors import SpotItError, Unsupported
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.types import Affinity, Collation
+from spotit.ir.types import BINARY, Affinity, Collation
 from spotit.ir.walk import rewrite
 from spotit.schema import Schema, Table
 
@@ -64,6 +64,26 @@ def table_rules(schema: Schema, table: Table) -> TableRules:
     return hit
 
 
+def _plain_references(schema: Schema, table: Table) -> frozenset[tuple[int, str, int]]:
+    """Single-column foreign keys into a unique parent key that SQLite looks up as a
+    plain ``child = parent`` would compare (same affinity, BINARY collations)."""
+    out = set()
+    for fk in table.foreign_keys:
+        parent = schema.table(fk.ref_table)
+        if parent is None or len(fk.columns) != 1 or len(fk.ref_columns) != 1:
+            continue
+        ci, pi = table.column_index(fk.columns[0]), parent.column_index(fk.ref_columns[0])
+        if ci is None or pi is None or parent.problem:
+            continue
+        child, key = table.columns[ci], parent.columns[pi]
+        unique = any(tuple(c.lower() for c in k) == (key.name.lower(),) for k in parent.keys)
+        if (unique and child.affinity is key.affinity and child.collation == BINARY
+                and key.collation == BINARY
+                and parent.key_collations((key.name,)) == (BINARY,)):
+            out.add((ci, parent.name, pi))
+    return frozenset(out)
+
+
 def _bind_rules(schema: Schema, table: Table) -> TableRules:
     from spotit.frontend.binder import bind_row_expression
 
@@ -78,7 +98,8 @@ def _bind_rules(schema: Schema, table: Table) -> TableRules:
     never_null = {i for i, c in enumerate(table.columns) if c.not_null}
     if hidden_rowid:
         never_null.add(len(table.columns))
-    scan = R.Scan(table.name, tuple(stored), frozenset(never_null))
+    scan = R.Scan(table.name, tuple(stored), frozenset(never_null),
+                  _plain_references(schema, table))
     # every column in declaration order: ("stored", index) or ("generated", column)
     order: list[tuple[str, object]] = []
     gens = {g.position: g for g in table.generated}

@@ -39,11 +39,15 @@ class Rel:
 @dataclass(frozen=True, slots=True)
 class Scan(Rel):
     """All rows of a base table (``table`` is the schema's spelling of its name).
-    ``not_null``: the columns SQLite never lets hold NULL (NOT NULL, the rowid)."""
+    ``not_null``: the columns SQLite never lets hold NULL (NOT NULL, the rowid).
+    ``references``: (column, parent table, parent column) of the single-column foreign
+    keys whose lookup is a plain ``=`` (same affinity, BINARY on both sides) into a
+    unique parent key -- a non-NULL value has exactly one parent row."""
 
     table: str
     out: tuple[OutColumn, ...]
     not_null: frozenset[int] = frozenset()
+    references: frozenset[tuple[int, str, int]] = frozenset()
 
     @property
     def columns(self) -> tuple[OutColumn, ...]:
