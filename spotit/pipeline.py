@@ -34,6 +34,7 @@ from spotit.errors import BudgetExceeded, SpotItError, Unsupported
 from spotit.frontend.binder import bind
 from spotit.frontend.now import pin_now
 from spotit.frontend.parser import parse
+from spotit.ir.bounded import at_bound
 from spotit.ir.relational import Rel
 from spotit.probe import (
     DEFAULT_MAX_ROWS,
@@ -447,6 +448,9 @@ class Checker:
         """The formula for bound k: (encoder, assertions)."""
         reset_env()  # a fresh pysmt environment: formulas of earlier bounds are dropped
         b = Builder()
+        # exact on every database of at most k rows per table (spotit.ir.bounded)
+        gold_plan = at_bound(gold_plan, k, self.opts.semantics.value)
+        pred_plan = at_bound(pred_plan, k, self.opts.semantics.value)
         db = SymbolicDatabase(self.schema, k, b, ordered_keys=True)
         enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes,
                                          order_observable=self.opts.semantics is Semantics.LIST))

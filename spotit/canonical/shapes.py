@@ -99,7 +99,7 @@ def _pulled(node: R.Rel) -> R.Rel:
 
 
 @rule("result order and duplicates")
-def _outer_order_and_distinct(plan: R.Rel, semantics: str) -> R.Rel:
+def outer_order_and_distinct(plan: R.Rel, semantics: str) -> R.Rel:
     """Compared as sets, the outermost DISTINCT (over BINARY columns: a folding
     collation picks one spelling of a group) and an ORDER BY without LIMIT/OFFSET do
     not change the result; compared as bags, the ORDER BY does not."""
@@ -109,7 +109,7 @@ def _outer_order_and_distinct(plan: R.Rel, semantics: str) -> R.Rel:
         if _strippable(plan, semantics):
             plan = plan.input  # type: ignore[attr-defined]
         elif isinstance(plan, R.Project) and _strippable(plan.input, semantics):
-            return replace(plan, input=_outer_order_and_distinct(plan.input, semantics))
+            return replace(plan, input=outer_order_and_distinct(plan.input, semantics))
         else:
             return plan
 
