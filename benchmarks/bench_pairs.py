@@ -4,7 +4,8 @@ alone on the same pairs as the baseline.
 Plain script, not a test::
 
     python benchmarks/bench_pairs.py [--per-system 100] [--bound 5] [--timeout 60]
-        [--solver z3 --solver cvc5] [--jobs 2] [--seed 0] [--json out.json]
+        [--solver z3 --solver cvc5] [--jobs 2] [--seed 0] [--system STEM ...]
+        [--json out.json] [--pairs-out pairs.jsonl] [--no-random-baseline]
 
 The sample: ``--per-system`` questions drawn with ``--seed`` from BIRD dev in
 ``../shared/data/bird`` (or ``$SPOTIT_BIRD_DIR``), the same questions for each of its
@@ -38,8 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BIRD = Path(os.environ.get("SPOTIT_BIRD_DIR", ROOT.parent / "shared" / "data" / "bird"))
 
 
-def bird_sample(per_system: int, seed: int) -> list[tuple[str, Question, Prediction, str]]:
-    """(system, question, prediction, ddl) for the sampled questions of every system."""
+def bird_sample(per_system: int, seed: int, systems: list[str] | None = None
+                ) -> list[tuple[str, Question, Prediction, str]]:
+    """(system, question, prediction, ddl) for the sampled questions of every system
+    (or of ``systems``, by prediction file stem)."""
     from spotit.experiments.inputs import load_benchmark, load_predictions
 
     bench = load_benchmark("bird", BIRD / "dev.json", BIRD / "dev_tables.json")
@@ -47,6 +50,8 @@ def bird_sample(per_system: int, seed: int) -> list[tuple[str, Question, Predict
                                                               len(bench.questions)))
     out = []
     for path in sorted((BIRD / "predictions").iterdir()):
+        if systems and path.stem not in systems:
+            continue
         preds = load_predictions(path, bench)
         for q in chosen:
             p = preds[q.question_id]
@@ -117,12 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-random-baseline", action="store_true")
+    ap.add_argument("--system", action="append",
+                    help="only this prediction file (its stem; repeatable)")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--pairs-out", help="also write one JSON line per pair and solver "
                     "(key, verdict, seconds, proof, reason) to this file")
     args = ap.parse_args(argv)
 
-    sample = (bird_sample(args.per_system, args.seed) if (BIRD / "dev.json").exists()
+    sample = (bird_sample(args.per_system, args.seed, args.system) if (BIRD / "dev.json").exists()
               else fixture_sample())
     source = "BIRD dev" if (BIRD / "dev.json").exists() else "tests/fixtures/equiv"
     print(f"{len(sample)} pairs from {source}, K = {args.bound}, {args.timeout:g} s per "
