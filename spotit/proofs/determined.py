@@ -73,13 +73,16 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
             return None  # none or several alternatives: the solver says what that means
         cls, value = chosen[0][0], _python(chosen[0][1])
     # the value is fixed; the rest must have a model (else the solver path finds none)
-    if rest and not satisfiable(rest, solver, timeout):
+    if rest and satisfiable(rest, solver, timeout) is not True:
         return None
     exact = ev.simplify(b.and_(exactness))
     if exact.is_bool_constant():
         in_range = exact.is_true()
     else:  # as the solver path asks it: is there a model inside the exact range?
-        in_range = satisfiable([*rest, *_conjuncts([exact])], solver, timeout)
+        answer = satisfiable([*rest, *_conjuncts([exact])], solver, timeout)
+        if answer is None:
+            return None  # not decided in time: the solver path says so in its outcome
+        in_range = answer
     return Determined(cls, value, in_range)
 
 

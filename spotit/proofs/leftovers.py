@@ -29,8 +29,10 @@ _known: dict[tuple[str, str], bool] = {}
 _sessions: dict[str, Session] = {}
 
 
-def satisfiable(assertions: Sequence[FNode], solver: str, timeout: float) -> bool:
-    """True if the solver finds the assertions satisfiable (False: unsat, or no answer)."""
+def satisfiable(assertions: Sequence[FNode], solver: str, timeout: float) -> bool | None:
+    """True if the solver finds the assertions satisfiable, False if unsatisfiable,
+    None if it did not answer in time (not cached: a busy machine is no verdict)."""
+    unanswered = False
     for group in _linked(assertions):
         script = SmtLibWriter().script(group)
         key = (solver, _canonical(script, group))
@@ -38,14 +40,18 @@ def satisfiable(assertions: Sequence[FNode], solver: str, timeout: float) -> boo
         if answer is None:
             if len(_known) >= CACHE_LIMIT:
                 _known.clear()
-            answer = _known[key] = _ask(solver, group, timeout)
-        if not answer:
+            answer = _ask(solver, group, timeout)
+            if answer is not None:
+                _known[key] = answer
+        if answer is False:
             return False
-    return True
+        unanswered = unanswered or answer is None
+    return None if unanswered else True
 
 
-def _ask(solver: str, group: Sequence[FNode], timeout: float) -> bool:
-    """SAT in the process's session for ``solver`` (a new one if the last one failed)."""
+def _ask(solver: str, group: Sequence[FNode], timeout: float) -> bool | None:
+    """SAT in the process's session for ``solver`` (a new one if the last one failed);
+    None if the solver did not decide."""
     session = _sessions.get(solver)
     if session is None or session.error is not None:
         session = _sessions[solver] = get_solver(solver).open("")
@@ -53,7 +59,9 @@ def _ask(solver: str, group: Sequence[FNode], timeout: float) -> bool:
     session.add(SmtLibWriter().commands(group))
     res = session.check(timeout=timeout)
     session.pop()
-    return res.status is Status.SAT
+    if res.status is Status.SAT:
+        return True
+    return False if res.status is Status.UNSAT else None
 
 
 def _variables(f: FNode) -> list[FNode]:
