@@ -65,10 +65,7 @@ def _commutative(plan: R.Rel, semantics: str) -> R.Rel:
             terms = [rewrite(t, fn, level) for t in _operands(e, kind)]
             unique = {sort_key(t): t for t in terms}
             ordered = [unique[k] for k in sorted(unique)]
-            out = ordered[0]
-            for t in ordered[1:]:
-                out = kind(out, t)
-            return out
+            return (S.conjoin if kind is S.And else S.disjoin)(ordered)
         if isinstance(e, S.Compare | S.Is | S.Arith):
             if isinstance(e, S.Arith) and e.op not in _COMMUTATIVE_ARITH:
                 return None

@@ -85,13 +85,6 @@ def conjuncts(e: S.Expr | None) -> list[S.Expr]:
     return [e]
 
 
-def conjoin(terms: Sequence[S.Expr]) -> S.Expr:
-    out = terms[0]
-    for t in terms[1:]:
-        out = S.And(out, t)
-    return out
-
-
 def bottom_up(node: Any, fn: Callable[[R.Rel], R.Rel]) -> Any:
     """``fn`` on every operator, inputs and subqueries first; untouched subtrees are
     returned as the same objects (so rules can tell whether they changed anything)."""

@@ -496,7 +496,7 @@ class _Binder:
                                    rs.cols[ri].collation)
                 terms.append(S.Compare("=", lref, rref))
                 scope.cols[nl + ri].hidden = True
-            cond = _conjoin(terms)
+            cond = S.conjoin(terms)
         if j.on is not None:
             try:
                 on = self.expr(j.on, scope, clause="ON")
@@ -579,7 +579,7 @@ class _Binder:
                 x = S.Collate(x, S.collation_name(x))
                 terms = [S.Compare("=", x, S.Call("+", (b(i, scope, **kw),)))
                          for i in e.items]
-            r = _disjoin(terms) if terms else S.Const(0)
+            r = S.disjoin(terms) if terms else S.Const(0)
             return S.Not(r) if e.negated else r
         if isinstance(e, A.InQuery):
             if isinstance(e.operand, A.Row):
@@ -784,10 +784,10 @@ class _Binder:
         if len(left) != len(right):
             raise BindError("row value misused", pos=e.pos)
         if op in ("IS", "IS NOT"):
-            out = _conjoin([S.Is(x, y) for x, y in zip(left, right, strict=True)])
+            out = S.conjoin([S.Is(x, y) for x, y in zip(left, right, strict=True)])
             return S.Not(out) if op == "IS NOT" else out
         if op in ("=", "!="):
-            out = _conjoin([S.Compare("=", x, y) for x, y in zip(left, right, strict=True)])
+            out = S.conjoin([S.Compare("=", x, y) for x, y in zip(left, right, strict=True)])
             return S.Not(out) if op == "!=" else out
         strict = op[0]
         out: S.Expr = S.Compare(op, left[-1], right[-1])
@@ -1128,27 +1128,6 @@ def _find_visible(cols: list[_Col], name: str) -> int | None:
         if c.name.lower() == low and not c.hidden:
             return i
     return None
-
-
-def _conjoin(terms: list[S.Expr]) -> S.Expr:
-    out = terms[0]
-    for t in terms[1:]:
-        out = S.And(out, t)
-    return out
-
-
-def _conjoin(terms: list[S.Expr]) -> S.Expr:
-    out = terms[0]
-    for t in terms[1:]:
-        out = S.And(out, t)
-    return out
-
-
-def _disjoin(terms: list[S.Expr]) -> S.Expr:
-    out = terms[0]
-    for t in terms[1:]:
-        out = S.Or(out, t)
-    return out
 
 
 def _rename(rel: R.Rel, names: tuple[str, ...]) -> R.Rel:

@@ -12,6 +12,7 @@ operator evaluating the expression).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -237,6 +238,23 @@ def affinity_of(e: Expr) -> Affinity:
     if isinstance(e, ScalarSubquery):
         return e.query.columns[0].affinity if e.query.columns else NO_AFFINITY
     return NO_AFFINITY
+
+
+def conjoin(terms: Sequence[Expr]) -> Expr:
+    """``t1 AND t2 AND ...`` (left-deep, as the parser builds it); ``terms`` non-empty."""
+    return _chain(And, terms)
+
+
+def disjoin(terms: Sequence[Expr]) -> Expr:
+    """``t1 OR t2 OR ...`` (left-deep); ``terms`` non-empty."""
+    return _chain(Or, terms)
+
+
+def _chain(kind: type[And] | type[Or], terms: Sequence[Expr]) -> Expr:
+    out = terms[0]
+    for t in terms[1:]:
+        out = kind(out, t)
+    return out
 
 
 def is_boolean(e: Expr) -> bool:
