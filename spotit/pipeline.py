@@ -253,30 +253,20 @@ class Checker:
                 return self._probe_verdict(result, found, f"; {reason}, so the results "
                                            f"differ only by SQLite's choice among {choice}",
                                            start)
-            result.proven_bound = opts.bound
-            result.proof = "canonical form"
-            result.unbounded = True
-            reason += ", so they agree on every database"
-            if choice is not None:
-                reason += (f" (up to SQLite's choice among {choice}: both queries have the "
-                           "same set of possible results)")
-            return self._equivalent(result, reason, {"gold": gold_plan}, solver, deadline,
-                                    start)
+            return self._everywhere(result, "canonical form", reason + ", so they agree "
+                                    "on every database", choice, {"gold": gold_plan}, solver,
+                                    deadline, start)
         # Random small databases first: most differences show up at once. The solver
         # then only has to look for a smaller counterexample (or prove there is none).
         found = self._probe()
         parts = obligations(gold_form, pred_form, opts.semantics.value)
         if found is None and parts is not None and (proved := self._one_row_proof(
                 parts, parts[0][0] is gold_form, solver, deadline)):
-            result.proven_bound = opts.bound
-            result.proof = "one row per table"
-            result.unbounded = True
-            reason = proved + ": they agree on every database"
-            if choice := arbitrary_choice(gold_plan) or arbitrary_choice(pred_plan):
-                reason += (f" (up to SQLite's choice among {choice}: both queries have the "
-                           "same set of possible results)")
-            return self._equivalent(result, reason, {"gold": gold_plan, "pred": pred_plan},
-                                    solver, deadline, start)
+            return self._everywhere(result, "one row per table", proved + ": they agree on "
+                                    "every database", arbitrary_choice(gold_plan) or
+                                    arbitrary_choice(pred_plan),
+                                    {"gold": gold_plan, "pred": pred_plan}, solver, deadline,
+                                    start)
         top = opts.bound if found is None else min(opts.bound, _rows_per_table(found.rows) - 1)
         for k in range(1, top + 1):
             try:
@@ -531,6 +521,19 @@ class Checker:
                                   deadline, result)
         finally:
             session.close()
+
+    def _everywhere(self, result: CheckResult, proof: str, reason: str, choice: str | None,
+                    plans: dict[str, Rel], solver, deadline: float | None, start: float
+                    ) -> CheckResult:
+        """``equivalent`` on every database, of any size (``proof`` says how); where
+        SQLite's result depends on its ``choice``, as sets of possible results."""
+        result.proven_bound = self.opts.bound
+        result.proof = proof
+        result.unbounded = True
+        if choice is not None:
+            reason += (f" (up to SQLite's choice among {choice}: both queries have the "
+                       "same set of possible results)")
+        return self._equivalent(result, reason, plans, solver, deadline, start)
 
     def _one_row_proof(self, parts: list[tuple[Rel, Rel, str]], whole: bool, solver,
                        deadline) -> str | None:

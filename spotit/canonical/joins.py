@@ -16,7 +16,6 @@ from itertools import permutations, product
 from spotit.canonical.registry import rule
 from spotit.canonical.trees import (
     bottom_up,
-    conjoin,
     conjuncts,
     has_subquery,
     picks,
@@ -59,9 +58,9 @@ def _canonical_region(node: R.Rel) -> R.Rel:
         return node
     region = _flatten(node, root=True)
     best: tuple[str, list[R.Rel], list[S.Expr], list[int]] | None = None
+    old_start = _starts(region.leaves)
     for order in _orderings(region.leaves):
         leaves = [region.leaves[i] for i in order]
-        old_start = _starts(region.leaves)
         new_start = _starts(leaves)
         move: dict[int, int] = {}
         for new_pos, i in enumerate(order):
@@ -73,14 +72,18 @@ def _canonical_region(node: R.Rel) -> R.Rel:
             best = (key, leaves, conds, [move[w] for w in region.where])
     assert best is not None
     _, leaves, conds, where = best
-    body = leaves[0]
-    for leaf in leaves[1:]:
-        body = R.Join("INNER", body, leaf, None)
-    if conds:
-        body = R.Filter(body, conjoin(conds))
+    body = _cross(leaves, conds)
     if where != list(range(len(body.columns))):
         body = R.Project(body, refs_to(node.columns, where), node.columns)
     return node if body == node else body
+
+
+def _cross(leaves: list[R.Rel], conds: list[S.Expr]) -> R.Rel:
+    """The region's plan: the leaves cross-joined in order, under one filter."""
+    body = leaves[0]
+    for leaf in leaves[1:]:
+        body = R.Join("INNER", body, leaf, None)
+    return R.Filter(body, S.conjoin(conds)) if conds else body
 
 
 def _is_region(node: R.Rel) -> bool:
@@ -170,8 +173,8 @@ def _without_existence_joins(node: R.Rel) -> R.Rel:
             continue
         touching = [c for c in region.conds if _row_refs(c) & span]
         children = [_referencing(c, region, li) for c in touching]
-        if not touching or None in children or len(
-                {c.index - starts[li] for c in touching for c in _parent_refs(c, span)}) != 1:
+        keys = {ref.index for cond in touching for ref in _parent_refs(cond, span)}
+        if not touching or None in children or len(keys) != 1:
             continue  # joined other than by foreign keys into one key column
         width = len(leaf.columns)
 
@@ -183,11 +186,7 @@ def _without_existence_joins(node: R.Rel) -> R.Rel:
         # every child equals the one key value, which exists: all equal, and not NULL
         conds.append(S.Not(S.IsNull(first)))
         conds.extend(S.Compare("=", first, other) for other in rest)
-        leaves = region.leaves[:li] + region.leaves[li + 1:]
-        body = leaves[0]
-        for other in leaves[1:]:
-            body = R.Join("INNER", body, other, None)
-        body = R.Filter(body, conjoin(conds))
+        body = _cross(region.leaves[:li] + region.leaves[li + 1:], conds)
         return replace(node, input=body, **{
             f: reindex(getattr(node, f), lambda i: moved(region.where[i])) for f in fields_})
     return node

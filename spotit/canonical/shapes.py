@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from spotit.canonical.registry import rule
-from spotit.canonical.trees import SUBQUERIES, bottom_up, picks, reindex
+from spotit.canonical.trees import SUBQUERIES, bottom_up, picks, refs_to, reindex
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
 from spotit.ir.types import BINARY
@@ -92,9 +92,7 @@ def _pulled(node: R.Rel) -> R.Rel:
         where = lmap + rmap
         cond = reindex(node.condition, where.__getitem__) if node.condition else None
         joined = R.Join(node.kind, lin, rin, cond)
-        exprs = tuple(S.ColumnRef(0, where[j], c.affinity, c.name, c.collation)
-                      for j, c in enumerate(node.columns))
-        return R.Project(joined, exprs, node.columns)
+        return R.Project(joined, refs_to(node.columns, where), node.columns)
     return node
 
 
