@@ -14,14 +14,14 @@ def never_null(rel: R.Rel) -> frozenset[int]:
     if isinstance(rel, R.Scan):
         return rel.not_null
     if isinstance(rel, R.Filter):
-        return never_null(rel.input) | _rejected(rel.predicate)
+        return never_null(rel.input) | rejected(rel.predicate)
     if isinstance(rel, R.Join):
         left = never_null(rel.left)
         if rel.kind != "INNER":
             return left
         shift = len(rel.left.columns)
         right = frozenset(shift + i for i in never_null(rel.right))
-        return left | right | _rejected(rel.condition)
+        return left | right | rejected(rel.condition)
     if isinstance(rel, R.Sort | R.Distinct):
         return never_null(rel.input)
     if isinstance(rel, R.Project):
@@ -41,8 +41,8 @@ def _never_null(e: S.Expr, inner: frozenset[int]) -> bool:
     return isinstance(e, S.Const) and e.value is not None
 
 
-def _rejected(cond: S.Expr | None) -> frozenset[int]:
-    """Columns a row passing ``cond`` cannot hold NULL in."""
+def rejected(cond: S.Expr | None) -> frozenset[int]:
+    """Columns of the row a row passing ``cond`` cannot hold NULL in."""
     out: set[int] = set()
     for c in conjuncts(cond):
         if isinstance(c, S.Not) and isinstance(c.operand, S.IsNull):

@@ -84,6 +84,18 @@ def _plain_references(schema: Schema, table: Table) -> frozenset[tuple[int, str,
     return frozenset(out)
 
 
+def _unique_keys(table: Table) -> tuple[tuple[tuple[int, str], ...], ...]:
+    """The table's keys as (column, collation) pairs; the hidden rowid is one too."""
+    keys = []
+    for key in table.keys:
+        cols = [table.column_index(c) for c in key]
+        if None not in cols:
+            keys.append(tuple(zip(cols, table.key_collations(key), strict=True)))
+    if table.hidden_rowid is not None:
+        keys.append(((len(table.columns), BINARY),))
+    return tuple(keys)
+
+
 def _bind_rules(schema: Schema, table: Table) -> TableRules:
     from spotit.frontend.binder import bind_row_expression
 
@@ -99,7 +111,7 @@ def _bind_rules(schema: Schema, table: Table) -> TableRules:
     if hidden_rowid:
         never_null.add(len(table.columns))
     scan = R.Scan(table.name, tuple(stored), frozenset(never_null),
-                  _plain_references(schema, table))
+                  _plain_references(schema, table), _unique_keys(table))
     # every column in declaration order: ("stored", index) or ("generated", column)
     order: list[tuple[str, object]] = []
     gens = {g.position: g for g in table.generated}

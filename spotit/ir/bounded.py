@@ -3,7 +3,8 @@
 The bounded search only looks at databases of at most k rows per table, so a plan
 may be rewritten for bound k by anything that is exact on those databases. One such
 rewrite matters in practice: ``ORDER BY ... LIMIT n`` over an input that can never
-have more than n rows cuts nothing (a top-10 over at most five groups), and then,
+have more than n rows cuts nothing (a top-10 over at most five groups, a top-5 of
+rows joined to the one parent row their key names), and then,
 compared as sets or bags, the outermost ORDER BY does not matter either. The solver
 is spared the ranks and tie-breaks it would otherwise have to reason about.
 """
@@ -37,6 +38,12 @@ def max_rows(rel: R.Rel, k: int) -> int:
         return k
     if isinstance(rel, R.Values):
         return len(rel.rows)
+    if isinstance(rel, R.Filter) or (isinstance(rel, R.Join) and rel.kind == "INNER"):
+        from spotit.canonical.regions import flatten, row_bound
+
+        region = flatten(rel)
+        if len(region.leaves) > 1 or region.conds:
+            return row_bound(region, [max_rows(x, k) for x in region.leaves])
     if isinstance(rel, R.Filter | R.Project | R.Distinct | R.Window):
         return max_rows(rel.input, k)
     if isinstance(rel, R.Sort):

@@ -42,12 +42,14 @@ class Scan(Rel):
     ``not_null``: the columns SQLite never lets hold NULL (NOT NULL, the rowid).
     ``references``: (column, parent table, parent column) of the single-column foreign
     keys whose lookup is a plain ``=`` (same affinity, BINARY on both sides) into a
-    unique parent key -- a non-NULL value has exactly one parent row."""
+    unique parent key -- a non-NULL value has exactly one parent row. ``unique``: the
+    keys no two rows may share, as (column, collation it is unique under) pairs."""
 
     table: str
     out: tuple[OutColumn, ...]
     not_null: frozenset[int] = frozenset()
     references: frozenset[tuple[int, str, int]] = frozenset()
+    unique: tuple[tuple[tuple[int, str], ...], ...] = ()
 
     @property
     def columns(self) -> tuple[OutColumn, ...]:

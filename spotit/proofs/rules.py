@@ -68,9 +68,10 @@ def rule_queries() -> st.SearchStrategy[tuple[str, str]]:
 # what the seeds rarely have and the rules look for: ORDER BY without LIMIT (dropped
 # under set and bag), a derived table that re-projects, an ORDER BY over one, a fold of
 # a fold (UPPER(LOWER(x))), aggregates that become the same (COUNT(1), COUNT(*)), and
-# a join to the referenced dept row that reads nothing of it (emp.dept_id -> dept.id)
+# a join to the referenced dept row that reads nothing of it (emp.dept_id -> dept.id),
+# or only its key, which the join makes equal to emp.dept_id
 RESHAPES = ("as is", "as is", "unlimited", "derived", "derived, ordered", "unlimited, derived",
-            "case folded", "counted", "parent checked")
+            "case folded", "counted", "parent checked", "parent key read")
 
 
 def reshaped(sql: str, how: str) -> str:
@@ -83,14 +84,16 @@ def reshaped(sql: str, how: str) -> str:
         sql = f"SELECT * FROM ({sql}) AS w" + (" ORDER BY 1" if "ordered" in how else "")
     if how == "counted":
         sql = f"SELECT COUNT(*), COUNT(1) FROM ({sql}) AS w"
-    if how == "parent checked":
+    if how in ("parent checked", "parent key read"):
         tree = sqlglot.parse_one(sql, dialect="sqlite")
         source = tree.find(exp.From) if isinstance(tree, exp.Select) else None
         table = source.this if source is not None else None
         if isinstance(table, exp.Table) and table.name.lower() == "emp":
             alias = table.alias_or_name
-            sql = tree.join("dept AS parent_row",
-                            on=f"{alias}.dept_id = parent_row.id").sql(dialect="sqlite")
+            tree = tree.join("dept AS parent_row", on=f"{alias}.dept_id = parent_row.id")
+            if how == "parent key read" and not tree.args.get("group"):
+                tree = tree.select("parent_row.id").where("parent_row.id > 1")
+            sql = tree.sql(dialect="sqlite")
     if how == "case folded":
         tree = sqlglot.parse_one(sql, dialect="sqlite")
         first = tree.expressions[0] if isinstance(tree, exp.Select) and tree.expressions \
