@@ -16,7 +16,7 @@ from spotit.schema import schema_from_ddl
 DDL = """
 CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, month TEXT, amount INTEGER,
                 nc TEXT COLLATE NOCASE, owner INTEGER REFERENCES u (id));
-CREATE TABLE u (id INTEGER PRIMARY KEY, label TEXT);
+CREATE TABLE u (id INTEGER PRIMARY KEY, label TEXT, code TEXT UNIQUE);
 """
 SCHEMA = schema_from_ddl(DDL)
 
@@ -71,6 +71,9 @@ PROVED = [
     ("columns equal by a join read through one", "bag",
      "SELECT t.amount, u.label FROM t JOIN u ON t.amount = u.id WHERE u.id > 2",
      "SELECT u.id, u.label FROM t JOIN u ON u.id = t.amount WHERE t.amount > 2"),
+    ("join to a row found by its key, nothing of it read, as IN", "bag",
+     "SELECT t.name FROM t JOIN u ON t.amount = u.id WHERE u.label = 'x'",
+     "SELECT name FROM t WHERE amount IN (SELECT id FROM u WHERE label = 'x')"),
     ("repeated aggregates computed once", "bag",
      "SELECT COUNT(id) * 2, COUNT(*) FROM t", "SELECT COUNT(*) * 2, COUNT(*) FROM t"),
     ("case folding composed", "bag",
@@ -122,6 +125,12 @@ NOT_PROVED = [
     ("an equality under OR does not hold on every joined row", "bag",
      "SELECT u.id FROM t JOIN u ON t.owner = u.id OR t.amount = 1",
      "SELECT t.owner FROM t JOIN u ON t.owner = u.id OR t.amount = 1"),
+    ("a join on a column that is not a key repeats a row for every match", "bag",
+     "SELECT t.name FROM t JOIN u ON t.name = u.label",
+     "SELECT name FROM t WHERE name IN (SELECT label FROM u)"),
+    ("a NOCASE lookup matches 'a' and 'A' of a BINARY-unique key: two rows, not one",
+     "bag", "SELECT t.id FROM t JOIN u ON t.nc = u.code",
+     "SELECT id FROM t WHERE nc IN (SELECT code FROM u)"),
     ("subtraction does not commute", "bag",
      "SELECT amount - id FROM t", "SELECT id - amount FROM t"),
     ("a self-join's sides are not interchangeable in the select list", "bag",

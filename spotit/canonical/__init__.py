@@ -22,4 +22,11 @@ from spotit.canonical.registry import RULES, Rule, canonical, rule
 __all__ = ["RULES", "Rule", "canonical", "rule"]
 
 # importing the rule modules registers their rules (the fixpoint makes the order moot)
-from spotit.canonical import aggregates, equalities, joins, operands, shapes  # noqa: F401
+from spotit.canonical import (  # noqa: F401
+    aggregates,
+    equalities,
+    joins,
+    operands,
+    semijoins,
+    shapes,
+)

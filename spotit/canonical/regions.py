@@ -226,7 +226,7 @@ def key_sources(region: Region, li: int) -> list[list[list[set[int]]]]:
                 reads = {region.leaf_of(e.index)[0]}
             else:
                 continue
-            if not _lookup_converts_only(col.affinity, S.affinity_of(e)):
+            if not lookup_converts_only(col.affinity, S.affinity_of(e)):
                 continue
             try:
                 collation = S.comparison_collation(c.left, c.right)
@@ -242,7 +242,7 @@ def key_sources(region: Region, li: int) -> list[list[list[set[int]]]]:
     return out
 
 
-def _lookup_converts_only(column: Affinity, other: Affinity) -> bool:
+def lookup_converts_only(column: Affinity, other: Affinity) -> bool:
     """Does ``column = other`` convert only the other operand (so two distinct stored
     values never both equal it)?"""
     if column.is_numeric:

@@ -69,9 +69,9 @@ def rule_queries() -> st.SearchStrategy[tuple[str, str]]:
 # under set and bag), a derived table that re-projects, an ORDER BY over one, a fold of
 # a fold (UPPER(LOWER(x))), aggregates that become the same (COUNT(1), COUNT(*)), and
 # a join to the referenced dept row that reads nothing of it (emp.dept_id -> dept.id),
-# or only its key, which the join makes equal to emp.dept_id
+# or only its key, which the join makes equal to emp.dept_id, or only to filter on it
 RESHAPES = ("as is", "as is", "unlimited", "derived", "derived, ordered", "unlimited, derived",
-            "case folded", "counted", "parent checked", "parent key read")
+            "case folded", "counted", "parent checked", "parent key read", "parent filtered")
 
 
 def reshaped(sql: str, how: str) -> str:
@@ -84,7 +84,7 @@ def reshaped(sql: str, how: str) -> str:
         sql = f"SELECT * FROM ({sql}) AS w" + (" ORDER BY 1" if "ordered" in how else "")
     if how == "counted":
         sql = f"SELECT COUNT(*), COUNT(1) FROM ({sql}) AS w"
-    if how in ("parent checked", "parent key read"):
+    if how in ("parent checked", "parent key read", "parent filtered"):
         tree = sqlglot.parse_one(sql, dialect="sqlite")
         source = tree.find(exp.From) if isinstance(tree, exp.Select) else None
         table = source.this if source is not None else None
@@ -93,6 +93,8 @@ def reshaped(sql: str, how: str) -> str:
             tree = tree.join("dept AS parent_row", on=f"{alias}.dept_id = parent_row.id")
             if how == "parent key read" and not tree.args.get("group"):
                 tree = tree.select("parent_row.id").where("parent_row.id > 1")
+            if how == "parent filtered":
+                tree = tree.where("parent_row.budget > 2 OR parent_row.title = 'b'")
             sql = tree.sql(dialect="sqlite")
     if how == "case folded":
         tree = sqlglot.parse_one(sql, dialect="sqlite")
