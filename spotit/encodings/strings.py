@@ -202,9 +202,13 @@ def _case_variants(text: str) -> list[str]:
 
 
 def _match(b: Builder, s: FNode, pattern: str, regex, glob: bool, esc) -> FNode:
-    """Common LIKE shapes ('lit', 'lit%', '%lit', '%lit%' without ``_``) become
-    str.prefixof / suffixof / contains / = over the literal's case variants, which
-    solvers handle far better than regular expressions."""
+    """Common LIKE shapes become what solvers handle far better than regular
+    expressions: 'lit', 'lit%' and '%lit' (``_`` allowed) a length and one character
+    per position; '%lit%' without ``_`` str.contains over the literal's case variants."""
+    if not glob and esc is None:
+        fixed = _positional_like(b, s, pattern)
+        if fixed is not None:
+            return fixed
     if not glob and esc is None and "_" not in pattern:
         core = pattern.strip("%")
         letters = sum(1 for c in core if c.isascii() and c.isalpha())
@@ -230,6 +234,29 @@ def _match(b: Builder, s: FNode, pattern: str, regex, glob: bool, esc) -> FNode:
         params = (s.constant_value(), pattern) + ((esc,) if esc else ())
         return b.bool(bool(concrete.evaluate(f"? {op} ?{esc_sql}", params)))
     return ops.str_in_re(s, regex)
+
+
+def _positional_like(b: Builder, s: FNode, pattern: str) -> FNode | None:
+    """``s LIKE 'a_c'`` (or ``'a_c%'``, ``'%a_c'``) as its length and the character at
+    each fixed position: ``_`` any one, an ASCII letter either case, anything else
+    itself. None for other shapes."""
+    starts = pattern.startswith("%")
+    core = pattern[1:] if starts else pattern
+    ends = core.endswith("%")
+    core = core[:-1] if ends else core
+    if "%" in core or (starts and ends) or not core:
+        return None
+    m, n = b.m, len(core)
+    length = m.StrLength(s)
+    parts = [m.GE(length, b.int(n)) if starts or ends else m.Equals(length, b.int(n))]
+    for i, ch in enumerate(core):
+        if ch == "_":
+            continue
+        at = b.minus(length, b.int(n - i)) if starts else b.int(i)
+        char = m.StrCharAt(s, at)
+        spellings = {ch.lower(), ch.upper()} if ch.isascii() and ch.isalpha() else {ch}
+        parts.append(b.or_([m.Equals(char, b.str(c)) for c in sorted(spellings)]))
+    return b.and_(parts)
 
 
 # ---------------------------------------------------------------------- functions
