@@ -65,7 +65,7 @@ def keys(enc: Encoder, row: Sequence[Value], collations: Sequence[str]) -> list[
 def _digits_only(shape) -> bool:
     from spotit.encodings.textorder import Padded
 
-    return isinstance(shape, Padded)
+    return isinstance(shape, Padded)  # separators are never letters nor at the end
 
 
 def _key_alt(enc: Encoder, s: FNode, collation: str) -> Alt:

@@ -388,7 +388,7 @@ def shaped_to_int(b: Builder, v: Value, *, dates: bool) -> Value:
     a = v.alt(TEXT_C)
     if a is None or v.is_constant():
         return v
-    if isinstance(a.shape, textorder.Padded):
+    if isinstance(a.shape, textorder.Padded) and not a.shape.layout:
         x = a.shape.x
     elif dates and a.date is not None:
         x = a.date.y

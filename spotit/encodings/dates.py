@@ -584,15 +584,36 @@ _WIDTHS = {"m": 2, "d": 2, "H": 2, "M": 2, "S": 2, "Y": 4}
 
 
 def _single_directive_view(enc: Encoder, fmt: str, tv: TimeValue, p: dict[str, FNode]):
-    """A Padded view when the format is one zero-padded integer directive."""
+    """A Padded view when the format is zero-padded integer directives, one or several
+    with the same separators between them ('%Y', '%Y-%m', '%H:%M')."""
     from spotit.encodings.textorder import Padded
 
-    if len(fmt) != 2 or fmt[0] != "%" or fmt[1] not in _WIDTHS:
-        return None
-    k = fmt[1]
-    if k == "Y" and not tv.four_digit_year:
-        return None
-    return Padded(p["y" if k == "Y" else k], _WIDTHS[k])
+    parts = re.findall(r"%[A-Za-z%]|[^%]+", fmt)
+    if not parts or any(x.startswith("%") == parts[0].startswith("%") for x in parts[1::2]) \
+            or not parts[0].startswith("%") or not parts[-1].startswith("%"):
+        return None  # fields and separators alternate, a field first and last
+    b = enc.b
+    x: FNode | None = None
+    width, layout = 0, []
+    for part in parts:
+        if not part.startswith("%"):
+            if any(c not in _SEPARATORS for c in part):
+                return None
+            layout.append(part)
+            continue
+        k = part[1]
+        if k not in _WIDTHS or (k == "Y" and not tv.four_digit_year):
+            return None
+        w = _WIDTHS[k]
+        field = p["y" if k == "Y" else k]
+        x = field if x is None else b.plus(b.times(x, b.int(10 ** w)), field)
+        width += w
+        layout.append(w)
+    assert x is not None
+    return Padded(x, width, tuple(layout) if len(layout) > 1 else ())
+
+
+_SEPARATORS = set("-/:. ")
 
 
 def _directive(enc: Encoder, k: str, tv: TimeValue, p: dict[str, FNode]) -> FNode:

@@ -38,10 +38,37 @@ from spotit.encodings.values import DateParts
 
 @dataclass(frozen=True, slots=True)
 class Padded:
-    """Text that is ``x`` written with exactly ``width`` digits (0 <= x < 10**width)."""
+    """Text that is ``x`` written with exactly ``width`` digits (0 <= x < 10**width).
+
+    ``layout``, if any, splits the digits into runs with the same separators always
+    between them (``STRFTIME('%Y-%m', d)`` is ``(4, '-', 2)`` over ``x = y * 100 + m``):
+    text order is still the order of x, since every text has its separators at the
+    same places."""
 
     x: FNode
     width: int
+    layout: tuple[int | str, ...] = ()
+
+    def render(self, n: int) -> str:
+        return render_padded(n, self.width, self.layout)
+
+    def same_shape(self, other) -> bool:
+        return (isinstance(other, Padded) and other.width == self.width
+                and other.layout == self.layout)
+
+
+def render_padded(n: int, width: int, layout: tuple[int | str, ...] = ()) -> str:
+    digits = str(n).zfill(width)
+    if not layout:
+        return digits
+    out, at = [], 0
+    for part in layout:
+        if isinstance(part, str):
+            out.append(part)
+        else:
+            out.append(digits[at:at + part])
+            at += part
+    return "".join(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +154,15 @@ def date_bound(c: str, has_time: bool, fractional: bool = False
 
 
 @lru_cache(maxsize=4096)
-def padded_bound(c: str, width: int) -> tuple[int | None, bool]:
-    n = _first_at_least(0, 10 ** width - 1, lambda x: str(x).zfill(width), c)
+def padded_bound(c: str, width: int, layout: tuple[int | str, ...] = ()
+                 ) -> tuple[int | None, bool]:
+    def text(x: int) -> str:
+        return render_padded(x, width, layout)
+
+    n = _first_at_least(0, 10 ** width - 1, text, c)
     if n is None:
         return None, False
-    return n, str(n).zfill(width) == c
+    return n, text(n) == c
 
 
 def _unordered(view) -> bool:
@@ -185,7 +216,7 @@ def shaped_lt(b: Builder, x, x_term: FNode, y, y_term: FNode) -> FNode | None:
         return None
     if isinstance(x, DateParts) and isinstance(y, DateParts) and x.has_time == y.has_time:
         return lex_lt(b, *_date_keys(b, x, y))
-    if isinstance(x, Padded) and isinstance(y, Padded) and x.width == y.width:
+    if isinstance(x, Padded) and x.same_shape(y):
         return b.lt(x.x, y.x)
     if y is None and y_term.is_constant():
         return _lt_const(b, x, y_term.constant_value())
@@ -202,7 +233,7 @@ def shaped_eq(b: Builder, x, x_term: FNode, y, y_term: FNode) -> FNode | None:
         return lex_eq(b, *_date_keys(b, x, y))
     if _unordered(x) or _unordered(y):
         return None
-    if isinstance(x, Padded) and isinstance(y, Padded) and x.width == y.width:
+    if isinstance(x, Padded) and x.same_shape(y):
         return b.eq(x.x, y.x)
     if y is None and y_term.is_constant():
         return _eq_const(b, x, y_term.constant_value())
@@ -221,7 +252,7 @@ def _lt_const(b: Builder, view, c: str, strict: bool = True) -> FNode | None:
         lt = lex_lt(b, mine, _ints(b, key))
         return lt if strict or not exact else b.or_(lt, lex_eq(b, mine, _ints(b, key)))
     if isinstance(view, Padded):
-        n, exact = padded_bound(c, view.width)
+        n, exact = padded_bound(c, view.width, view.layout)
         if n is None:
             return b.TRUE
         lt = b.lt(view.x, b.int(n))
@@ -281,7 +312,7 @@ def _eq_const(b: Builder, view, c: str) -> FNode | None:
         key, exact = date_bound(c, view.has_time, view.fractional)
         return lex_eq(b, date_key(b, view), _ints(b, key)) if exact and key else b.FALSE
     if isinstance(view, Padded):
-        n, exact = padded_bound(c, view.width)
+        n, exact = padded_bound(c, view.width, view.layout)
         return b.eq(view.x, b.int(n)) if exact and n is not None else b.FALSE
     return None
 

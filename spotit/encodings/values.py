@@ -210,8 +210,8 @@ def _merge_dates(b: Builder, cond: FNode, x: DateParts | None, y: DateParts | No
 def _merge_shape(b: Builder, cond: FNode, x, y):
     from spotit.encodings.textorder import Padded
 
-    if isinstance(x, Padded) and isinstance(y, Padded) and x.width == y.width:
-        return Padded(b.ite(cond, x.x, y.x), x.width)
+    if isinstance(x, Padded) and x.same_shape(y):
+        return Padded(b.ite(cond, x.x, y.x), x.width, x.layout)
     return None
 
 
