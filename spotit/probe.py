@@ -63,6 +63,34 @@ class Pool:
     # usually needs a cell equal to one of them
     raw_texts: list[str] = field(default_factory=list)
     raw_numbers: list[int | float] = field(default_factory=list)
+    # columns the queries read as time values (an argument of a date function): a
+    # TEXT cell there is mostly date text, or no date function will see a date
+    date_columns: set[str] = field(default_factory=set)
+    # dates spelled in the queries (the pinned 'now' too), to step from by whole years
+    raw_dates: list[date] = field(default_factory=list)
+    # per column (lower-case name), the literals the queries compare it with: drawn
+    # often, since a difference usually needs the cell the condition asks for
+    hints: dict[str, list[str]] = field(default_factory=dict)
+
+    def add_year_offsets(self) -> None:
+        """Dates a whole number of years (a small integer of the queries) before or
+        after a date of the queries, and days around them: where "age >= 35" turns."""
+        years = [v for v in self.raw_numbers if isinstance(v, int) and 0 < v <= 150]
+        for day in self.raw_dates:
+            for n in years:
+                for sign in (-1, 1):
+                    try:
+                        shifted = day.replace(year=day.year + sign * n)
+                    except ValueError:  # 29 February in a year without one
+                        shifted = day.replace(year=day.year + sign * n, day=28)
+                    except OverflowError:
+                        continue
+                    # the anniversary, days and months around it, and its year's ends
+                    # (where a difference of years turns over)
+                    for d in [shifted + timedelta(step) for step in STEPS] + [
+                            shifted.replace(month=1, day=1), shifted.replace(month=12, day=31)]:
+                        if 1 <= d.year <= 9999 and d.isoformat() not in self.dates:
+                            self.dates.append(d.isoformat())
 
     def add_literal(self, text: str, *, number: bool) -> None:
         if number:
@@ -110,24 +138,11 @@ class Pool:
 
     def _add_dates(self, text: str) -> None:
         m = _DATE_PREFIX.match(text.strip())
-        if not m:
+        days = dates_near(text)
+        if not m or not days:
             return
-        y = int(m.group(1))
-        mo = int(m.group(2)) if m.group(2) else None
-        d = int(m.group(3)) if m.group(3) else None
-        days: list[date] = []
-        try:
-            if mo is None:
-                days = [date(y, 1, 1), date(y, 12, 31), date(y, 6, 15)]
-            elif d is None:
-                first = date(y, mo, 1)
-                last = (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(1)
-                days = [first, last]
-            else:
-                day = date(y, mo, d)
-                days = [day, day - timedelta(1), day + timedelta(1)]
-        except (ValueError, OverflowError):
-            return
+        if m.group(3):
+            self.raw_dates.append(days[0])
         for day in days:
             s = day.isoformat()
             if s not in self.dates:
@@ -141,7 +156,32 @@ class Pool:
             self.datetimes.append(text)
 
 
+STEPS = (0, -1, 1, -15, 15, -30, 30, -182, 182)  # days around a date a year offset gives
+_INTEGER = re.compile(r"[+-]?\d+")
 _NUMERIC_PREFIX = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+def dates_near(text: str) -> list[date]:
+    """The dates a literal that starts like a date names: a year's first, last and
+    middle day, a month's first and last, a day and its neighbours (none if it is not
+    date-like)."""
+    m = _DATE_PREFIX.match(text.strip())
+    if not m:
+        return []
+    y = int(m.group(1))
+    mo = int(m.group(2)) if m.group(2) else None
+    d = int(m.group(3)) if m.group(3) else None
+    try:
+        if mo is None:
+            return [date(y, 1, 1), date(y, 12, 31), date(y, 6, 15)]
+        if d is None:
+            first = date(y, mo, 1)
+            return [first, (first.replace(day=28) + timedelta(days=4)).replace(day=1)
+                    - timedelta(1)]
+        day = date(y, mo, d)
+        return [day, day - timedelta(1), day + timedelta(1)]
+    except (ValueError, OverflowError):
+        return []
+
+
 _DATE_PREFIX = re.compile(
     r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}:\d{2}:\d{2})(\.\d+)?)?)?)?")
 
@@ -162,7 +202,13 @@ def literal_pool(schema: Schema, queries: Iterable[str]) -> tuple[Pool, list[Tab
     columns = {c.name.lower() for t in schema.tables for c in t.columns}
     mentioned: set[str] = set()
     for sql in queries:
-        for kind, text in query_tokens(sql):
+        tokens = list(query_tokens(sql))
+        pool.date_columns |= _date_function_arguments(tokens) & columns
+        for column, literal in _compared_literals(tokens, columns):
+            hints = pool.hints.setdefault(column, [])
+            if literal not in hints:
+                hints.append(literal)
+        for kind, text in tokens:
             if kind is TokenType.NUMBER:
                 pool.add_literal(text, number=True)
             elif kind is TokenType.STRING:
@@ -174,8 +220,85 @@ def literal_pool(schema: Schema, queries: Iterable[str]) -> tuple[Pool, list[Tab
                 elif kind is TokenType.IDENTIFIER and low not in columns:
                     # SQLite reads a double-quoted word that names nothing as a string
                     pool.add_literal(text, number=False)
+    pool.add_year_offsets()
     closed = _close_over_foreign_keys(schema, mentioned)
     return pool, [t for t in schema.tables if t.name.lower() in closed]
+
+
+# tokens that end the condition a literal belongs to, looking back from it
+_CONDITION_BREAKS = {TokenType.AND, TokenType.OR, TokenType.WHERE, TokenType.ON,
+                     TokenType.SELECT, TokenType.HAVING, TokenType.COMMA, TokenType.CASE,
+                     TokenType.WHEN, TokenType.THEN, TokenType.ELSE}
+HINT_WINDOW = 8  # tokens looked back from a literal for the columns it is compared with
+
+
+def _compared_literals(tokens: list[tuple[TokenType, str]], columns: set[str]
+                       ) -> list[tuple[str, str]]:
+    """(column, literal text) for each string or number literal and the columns named
+    shortly before it in the same condition (``name = 'x'``, ``STRFTIME('%Y', d) =
+    '2011'``, ``x BETWEEN 1 AND 5``): a heuristic, it only steers the random search."""
+    out = []
+    for i, (kind, text) in enumerate(tokens):
+        if kind not in (TokenType.STRING, TokenType.NUMBER):
+            continue
+        j, depth = i - 1, 0
+        while j >= 0 and i - j <= HINT_WINDOW:
+            k, t = tokens[j]
+            if k is TokenType.R_PAREN:
+                depth += 1
+            elif k is TokenType.L_PAREN and depth:
+                depth -= 1
+            elif depth:
+                pass  # inside a call or list the literal is not in: no condition ends
+            elif k is TokenType.COMMA and (opening := _in_list(tokens, j)) is not None:
+                j = opening - 1  # a literal of an IN list: look before the list
+                continue
+            elif k in _CONDITION_BREAKS and not (
+                    k is TokenType.AND and _in_between(tokens, j)):
+                break
+            if (k in (TokenType.VAR, TokenType.IDENTIFIER) or t.isidentifier()) \
+                    and t.lower() in columns:
+                out.append((t.lower(), text))
+            j -= 1
+    return out
+
+
+def _in_list(tokens: list[tuple[TokenType, str]], at: int) -> int | None:
+    """The opening parenthesis of the ``IN (...)`` list the comma at ``at`` is in."""
+    depth = 0
+    for j in range(at - 1, -1, -1):
+        k = tokens[j][0]
+        if k is TokenType.R_PAREN:
+            depth += 1
+        elif k is TokenType.L_PAREN:
+            if depth == 0:
+                return j if j and tokens[j - 1][0] is TokenType.IN else None
+            depth -= 1
+    return None
+
+
+def _in_between(tokens: list[tuple[TokenType, str]], at: int) -> bool:
+    """Is the AND at ``at`` the one of a BETWEEN (``x BETWEEN 1 AND 5``)?"""
+    return any(k is TokenType.BETWEEN for k, _ in tokens[max(0, at - 3):at])
+
+
+def _date_function_arguments(tokens: list[tuple[TokenType, str]]) -> set[str]:
+    """Lower-cased names read inside the parentheses of a date function call."""
+    from spotit.frontend.now import DATE_FUNCTIONS
+
+    out: set[str] = set()
+    stack: list[bool] = []  # per open parenthesis: inside a date function's
+    for i, (kind, text) in enumerate(tokens):
+        if kind is TokenType.L_PAREN:
+            before = tokens[i - 1][1].upper() if i else ""
+            stack.append(before in DATE_FUNCTIONS or (bool(stack) and stack[-1]))
+        elif kind is TokenType.R_PAREN:
+            if stack:
+                stack.pop()
+        elif stack and stack[-1] and (kind in (TokenType.VAR, TokenType.IDENTIFIER)
+                                      or text.isidentifier()):
+            out.add(text.lower())
+    return out
 
 
 def _close_over_foreign_keys(schema: Schema, names: set[str]) -> set[str]:
@@ -243,6 +366,11 @@ class DatabaseSampler:
         if nullable and rng.random() < 0.15:
             return None
         d = column.domain
+        hints = pool.hints.get(column.name.lower())
+        if hints and rng.random() < 0.4:
+            hinted = self._hinted(column, d, rng.choice(hints))
+            if hinted is not None:
+                return hinted
         if d is Domain.ANY:
             d = rng.choice((Domain.INTEGER, Domain.REAL, Domain.TEXT))
         elif d is Domain.NUMERIC:
@@ -270,6 +398,9 @@ class DatabaseSampler:
             if column.collation == "NOCASE":
                 return "".join(c.swapcase() if rng.random() < 0.5 else c for c in base)
             return base + " " * rng.randint(1, 2)
+        if column.name.lower() in pool.date_columns and rng.random() < 0.6:
+            day = rng.choice(pool.dates)
+            return day if rng.random() < 0.5 else day + " " + rng.choice(pool.times)
         r = rng.random()
         if pool.raw_texts and r < 0.4:
             return rng.choice(pool.raw_texts)
@@ -280,6 +411,33 @@ class DatabaseSampler:
         if r < 0.95:
             return rng.choice(pool.texts) + rng.choice(pool.texts)
         return "".join(rng.choice("aAbB 1-%_z") for _ in range(rng.randint(1, 4)))
+
+
+    def _hinted(self, column: Column, d: Domain, literal: str):
+        """A value of the column's domain that the literal it is compared with names:
+        the number, the text, or a date the literal starts like (None if none)."""
+        rng = self.rng
+        text = literal[1:-1].replace("''", "'") if literal[:1] == "'" else literal
+        days = dates_near(text)
+        if d in (Domain.DATE, Domain.DATETIME) or (
+                column.name.lower() in self.pool.date_columns and days):
+            if not days:
+                return None
+            day = rng.choice(days).isoformat()
+            timed = d is Domain.DATETIME or (d is not Domain.DATE and rng.random() < 0.5)
+            return day + " " + rng.choice(self.pool.times) if timed else day
+        m = _NUMERIC_PREFIX.match(text.strip())
+        number = m.group(0) if m and m.group(0) == text.strip() else None
+        if d in (Domain.INTEGER, Domain.NUMERIC) and number is not None and \
+                _INTEGER.fullmatch(number) and INT64_MIN <= int(number) <= INT64_MAX:
+            return int(number)
+        if d in (Domain.REAL, Domain.NUMERIC) and number is not None:
+            return float(number)
+        if d in (Domain.TEXT, Domain.ANY):
+            if "%" in text or "_" in text:  # a LIKE pattern: a text it matches
+                return text.replace("%", "").replace("_", "a")
+            return text
+        return None
 
 
 _ROW_COUNTS = (0, 1, 2, 3, 3, 2, 1, 2, 3)

@@ -135,3 +135,63 @@ def test_solver_still_looks_for_a_smaller_counterexample():
     res2 = check(SCHEMA, gold2, pred2, bound=3)
     assert res2.verdict.value == "not_equivalent"
     assert res2.cex_bound == 2 and res2.proven_bound == 1
+
+
+HINTED = schema_from_ddl("""
+CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT, birthday TEXT, height INTEGER,
+                     rating REAL, joined DATE, score NUMERIC);
+CREATE TABLE visit (id INTEGER PRIMARY KEY, player INTEGER REFERENCES player(id),
+                    day TEXT, points INTEGER);
+""")
+
+
+def test_literals_are_hinted_to_the_columns_they_are_compared_with():
+    pool, _ = literal_pool(HINTED, [
+        "SELECT name FROM player WHERE name = 'Ann' AND height BETWEEN 170 AND 180 "
+        "AND score IN (3, 4.5) AND STRFTIME('%Y', birthday) = '1990' "
+        "AND id IN (SELECT player FROM visit WHERE points > 7)"])
+    assert pool.hints["name"] == ["Ann"]
+    assert pool.hints["height"] == ["170", "180"]
+    assert pool.hints["score"] == ["3", "4.5"]
+    assert pool.hints["birthday"] == ["1990"]
+    assert pool.hints["points"] == ["7"]
+    assert pool.date_columns == {"birthday"}
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_hinted_values_stay_in_their_column_domains(seed):
+    pool, tables = literal_pool(HINTED, [
+        "SELECT * FROM player WHERE height = '170x' AND rating = 2 AND joined = '2011' "
+        "AND score = 'abc' AND name LIKE 'a_b%' AND JULIANDAY(birthday) > 2 "
+        "AND birthday < '2001-02-03'"])
+    db = DatabaseSampler(HINTED, tables, pool, random.Random(seed)).database()
+    for _, name, birthday, height, rating, joined, score in db["player"]:
+        assert height is None or isinstance(height, int)  # '170x' is not an integer
+        assert rating is None or isinstance(rating, float)
+        assert joined is None or (len(joined) == 10 and joined[4] == "-")
+        assert score is None or isinstance(score, int | float)  # 'abc' is not numeric
+        assert name is None or isinstance(name, str)
+        assert birthday is None or isinstance(birthday, str)
+    build_database(HINTED, db).close()
+
+
+def test_an_age_threshold_is_found_at_the_turn_of_the_year():
+    """Age in days / 365 against a difference of calendar years: they differ only for
+    birthdays late in the year the threshold falls in (SQLite says which)."""
+    gold = ("SELECT name FROM player WHERE (JULIANDAY('2026-12-03 19:00:00') "
+            "- JULIANDAY(birthday)) / 365 >= 35")
+    pred = ("SELECT name FROM player WHERE STRFTIME('%Y', '2026-12-03 19:00:00') "
+            "- STRFTIME('%Y', birthday) >= 35")
+    found = probe(HINTED, gold, pred, Semantics.SET, trials=300, seed=1)
+    assert found is not None and found.validation.confirmed
+
+
+def test_two_rows_that_both_match_the_compared_literals_are_found():
+    """A scalar subquery takes one of two players with the name; the join takes both
+    (needs two rows with the hinted name, and visits on the hinted year)."""
+    gold = ("SELECT v.points FROM player p JOIN visit v ON p.id = v.player "
+            "WHERE p.name = 'Gabriel Tamas' AND STRFTIME('%Y', v.day) = '2011'")
+    pred = ("SELECT points FROM visit WHERE player = (SELECT id FROM player WHERE "
+            "name = 'Gabriel Tamas') AND STRFTIME('%Y', day) = '2011'")
+    found = probe(HINTED, gold, pred, Semantics.SET, trials=600, seed=1)
+    assert found is not None and found.validation.confirmed
