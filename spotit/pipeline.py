@@ -26,6 +26,7 @@ from spotit import encodings  # noqa: F401  (registers every encoding)
 from spotit.canonical import canonical
 from spotit.canonical.choices import arbitrary_choice
 from spotit.canonical.rowwise import obligations, without_foreign_keys
+from spotit.canonical.semijoins import AS_IN
 from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
@@ -56,6 +57,11 @@ DEFAULT_TIMEOUT = 60.0
 SPURIOUS_RETRIES = 2
 EXTENDED_TRIALS = 5000  # random databases tried when the solver does not decide
 EXTENDED_SECONDS = 3.0
+LATE_PROBE_AFTER = 2.0  # seconds of solving after which the longer random search runs
+# with a counterexample in hand, the search for a smaller one gets this share of the
+# time limit (at least MIN_MINIMALITY_SECONDS): the verdict no longer depends on it
+MINIMALITY_SHARE = 0.1
+MIN_MINIMALITY_SECONDS = 2.0
 PREFERRED = "preferred!"
 EXACT = "exact!"
 
@@ -259,6 +265,9 @@ class Checker:
         # Random small databases first: most differences show up at once. The solver
         # then only has to look for a smaller counterexample (or prove there is none).
         found = self._probe()
+        if AS_IN in gold_rules + pred_rules:  # one row per table reads joins, not IN
+            gold_form = canonical(gold_plan, opts.semantics.value, frozenset({AS_IN}))[0]
+            pred_form = canonical(pred_plan, opts.semantics.value, frozenset({AS_IN}))[0]
         parts = obligations(gold_form, pred_form, opts.semantics.value)
         if found is None and parts is not None and (proved := self._one_row_proof(
                 parts, parts[0][0] is gold_form, solver, deadline)):
@@ -268,10 +277,25 @@ class Checker:
                                     {"gold": gold_plan, "pred": pred_plan}, solver, deadline,
                                     start)
         top = opts.bound if found is None else min(opts.bound, _rows_per_table(found.rows) - 1)
+        search_deadline = deadline
+        if found is not None and opts.timeout:
+            # a counterexample is in hand: only its minimality is at stake
+            search_deadline = min(deadline, time.monotonic() + max(
+                MIN_MINIMALITY_SECONDS, MINIMALITY_SHARE * opts.timeout))
+        probed_late = False
         for k in range(1, top + 1):
+            if (found is None and not probed_late and k > 1
+                    and time.monotonic() - start > LATE_PROBE_AFTER):
+                # the solver is slow on this pair: the longer random search now, not
+                # only once the time is up
+                probed_late = True
+                late = self._probe(extended=True)
+                if late is not None:
+                    return self._probe_verdict(result, late, f"; the solver had proved no "
+                                               f"difference up to k={k - 1}", start)
             try:
-                outcome = self._bound(k, gold_plan, pred_plan, gold, pred, solver, deadline,
-                                      result)
+                outcome = self._bound(k, gold_plan, pred_plan, gold, pred, solver,
+                                      search_deadline, result)
             except Unsupported as e:
                 outcome = Verdict.UNSUPPORTED, str(e)
             except BudgetExceeded as e:
@@ -293,7 +317,7 @@ class Checker:
                 if found is not None and outcome[0] is not Verdict.NOT_EQUIVALENT:
                     return self._probe_verdict(result, found, f"; the solver could not rule "
                                                f"out a smaller one: {outcome[1]}", start)
-                if outcome[0] is not Verdict.NOT_EQUIVALENT:
+                if outcome[0] is not Verdict.NOT_EQUIVALENT and not probed_late:
                     # the solver did not decide: a longer random search still may
                     late = self._probe(extended=True)
                     if late is not None:
@@ -306,7 +330,7 @@ class Checker:
                        if top and result.proven_bound == top else "")
             return self._probe_verdict(result, found, smaller, start)
         if result.spurious:
-            late = self._probe(extended=True)
+            late = None if probed_late else self._probe(extended=True)
             if late is not None:
                 return self._probe_verdict(result, late, "; the solver's own candidates were "
                                            "not confirmed", start)

@@ -34,13 +34,15 @@ def rule(name: str):
     return register
 
 
-def canonical(plan: R.Rel, semantics: str) -> tuple[R.Rel, tuple[str, ...]]:
+def canonical(plan: R.Rel, semantics: str, skip: frozenset[str] = frozenset()
+              ) -> tuple[R.Rel, tuple[str, ...]]:
     """The canonical form of ``plan`` and the names of the rules that changed it
-    (the rules run in order until none changes anything)."""
+    (the rules, but those named in ``skip``, run in order until none changes anything)."""
     used: dict[str, None] = {}
+    rules = [r for r in RULES if r.name not in skip]
     for _ in range(MAX_PASSES):
         before = plan
-        for r in RULES:
+        for r in rules:
             out = r.apply(plan, semantics)
             if out != plan:
                 used[r.name] = None

@@ -11,8 +11,10 @@ from spotit.ir import scalar as S
 from spotit.ir.types import BINARY
 from spotit.ir.walk import iter_exprs
 
+AS_IN = "join to a row found by its key, nothing of it read, as IN"
 
-@rule("join to a row found by its key, nothing of it read, as IN")
+
+@rule(AS_IN)
 def _semijoins(plan: R.Rel, semantics: str) -> R.Rel:
     """``A JOIN P ON x = P.k WHERE c(P)``, where k is a unique key of P and nothing of
     P is read, keeps each A row at most once (no two P rows have the same k), and
