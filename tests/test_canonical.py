@@ -68,6 +68,11 @@ PROVED = [
     ("join to a referenced row that only checks it exists", "bag",  # its key read
      "SELECT u.id, t.name FROM t JOIN u ON t.owner = u.id WHERE u.id > 1",
      "SELECT owner, name FROM t WHERE owner > 1"),
+    ("join to a referenced row that only checks it exists", "bag",  # its key filtered:
+     # an existence check, not an IN (both rules apply; the forms must still meet)
+     "SELECT t.name FROM t JOIN u AS a ON t.owner = a.id JOIN u AS b ON t.owner = b.id "
+     "WHERE b.id = 3",
+     "SELECT name FROM t WHERE owner = '3'"),
     ("columns equal by a join read through one", "bag",
      "SELECT t.amount, u.label FROM t JOIN u ON t.amount = u.id WHERE u.id > 2",
      "SELECT u.id, u.label FROM t JOIN u ON u.id = t.amount WHERE t.amount > 2"),

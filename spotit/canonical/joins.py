@@ -125,7 +125,7 @@ def _without_existence_joins(node: R.Rel) -> R.Rel:
                 region.identity(c) for c, _, _ in lookups)):
             continue
         children = sorted((x for _, x, _ in lookups
-                           if _references(region, x.index, leaf, key)), key=lambda x: x.index)
+                           if references(region, x.index, leaf, key)), key=lambda x: x.index)
         if children:
             return _drop_leaf(r, li, lookups, children[0])
     return node
@@ -160,12 +160,12 @@ def _plain_lookup(c: S.Expr, region, li: int) -> tuple[S.ColumnRef, S.ColumnRef]
         return None
     for x, k in ((c.left, c.right), (c.right, c.left)):
         parent = region.leaves[li]
-        if region.leaf_of(k.index)[0] == li and _references(region, x.index, parent, k.index):
+        if region.leaf_of(k.index)[0] == li and references(region, x.index, parent, k.index):
             return x, k
     return None
 
 
-def _references(region, pos: int, parent: R.Scan, key: int) -> bool:
+def references(region, pos: int, parent: R.Scan, key: int) -> bool:
     """Is position ``pos`` a plain foreign key into ``parent``'s column at ``key``?"""
     li, ci = region.leaf_of(pos)
     pleaf, pcol = region.leaf_of(key)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from spotit.canonical.joins import references
 from spotit.canonical.regions import lookup_converts_only, reader, row_refs
 from spotit.canonical.registry import rule
 from spotit.canonical.trees import bottom_up, has_subquery, reindex
@@ -46,6 +47,9 @@ def _as_in(node: R.Rel) -> R.Rel:
         if found is None:
             continue
         x, key = found
+        if isinstance(x, S.ColumnRef) and references(region, x.index, leaf, key.index) and all(
+                row_refs(c) <= {key.index} for c in local):
+            continue  # a foreign key into P read only as its key: P is an existence check
 
         def moved(i: int, lo: int = lo, w: int = width) -> int:
             return i if i < lo else i - w
