@@ -175,23 +175,25 @@ def test_hinted_values_stay_in_their_column_domains(seed):
     build_database(HINTED, db).close()
 
 
-def test_an_age_threshold_is_found_at_the_turn_of_the_year():
-    """Age in days / 365 against a difference of calendar years: they differ only for
-    birthdays late in the year the threshold falls in (SQLite says which)."""
-    gold = ("SELECT name FROM player WHERE (JULIANDAY('2026-12-03 19:00:00') "
-            "- JULIANDAY(birthday)) / 365 >= 35")
-    pred = ("SELECT name FROM player WHERE STRFTIME('%Y', '2026-12-03 19:00:00') "
-            "- STRFTIME('%Y', birthday) >= 35")
-    found = probe(HINTED, gold, pred, Semantics.SET, trials=300, seed=1)
-    assert found is not None and found.validation.confirmed
+STEERED = [
+    # (why the random search needs steering, gold, pred, trials)
+    ("age in days / 365 against a difference of calendar years: they differ only for "
+     "birthdays late in the year the threshold falls in",
+     "SELECT name FROM player WHERE (JULIANDAY('2026-12-03 19:00:00') "
+     "- JULIANDAY(birthday)) / 365 >= 35",
+     "SELECT name FROM player WHERE STRFTIME('%Y', '2026-12-03 19:00:00') "
+     "- STRFTIME('%Y', birthday) >= 35", 300),
+    ("a scalar subquery takes one of two players with the name, the join both: two rows "
+     "with the compared name, and visits in the compared year",
+     "SELECT v.points FROM player p JOIN visit v ON p.id = v.player "
+     "WHERE p.name = 'Gabriel Tamas' AND STRFTIME('%Y', v.day) = '2011'",
+     "SELECT points FROM visit WHERE player = (SELECT id FROM player WHERE "
+     "name = 'Gabriel Tamas') AND STRFTIME('%Y', day) = '2011'", 600),
+]
 
 
-def test_two_rows_that_both_match_the_compared_literals_are_found():
-    """A scalar subquery takes one of two players with the name; the join takes both
-    (needs two rows with the hinted name, and visits on the hinted year)."""
-    gold = ("SELECT v.points FROM player p JOIN visit v ON p.id = v.player "
-            "WHERE p.name = 'Gabriel Tamas' AND STRFTIME('%Y', v.day) = '2011'")
-    pred = ("SELECT points FROM visit WHERE player = (SELECT id FROM player WHERE "
-            "name = 'Gabriel Tamas') AND STRFTIME('%Y', day) = '2011'")
-    found = probe(HINTED, gold, pred, Semantics.SET, trials=600, seed=1)
-    assert found is not None and found.validation.confirmed
+@pytest.mark.parametrize("why,gold,pred,trials", STEERED, ids=["age", "two rows"])
+def test_steered_search_finds_what_blind_search_misses(why, gold, pred, trials):
+    """Found within few trials, confirmed by SQLite (the probe's own validation)."""
+    found = probe(HINTED, gold, pred, Semantics.SET, trials=trials, seed=1)
+    assert found is not None and found.validation.confirmed, why

@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import permutations, product
 
 from spotit.canonical.nulls import rejected
-from spotit.canonical.regions import cross, flatten, is_region, reader, row_refs, starts
+from spotit.canonical.regions import cross, flatten, is_region, joined_tables, row_refs, starts
 from spotit.canonical.registry import rule
 from spotit.canonical.trees import bottom_up, refs_to, reindex, sort_key
 from spotit.ir import relational as R
@@ -94,15 +94,11 @@ def _existence_joins(plan: R.Rel, semantics: str) -> R.Rel:
 
 
 def _without_existence_joins(node: R.Rel) -> R.Rel:
-    r = reader(node)
-    if r is None or len(r.region.leaves) < 2:
+    r, tables = joined_tables(node)
+    if r is None:
         return node
     region, read = r.region, r.read()
-    at = region.starts()
-    for li, leaf in enumerate(region.leaves):
-        if not isinstance(leaf, R.Scan):
-            continue
-        span = set(range(at[li], at[li] + len(leaf.columns)))
+    for li, leaf, span in tables:
         # each `x = P.k` where x and k are the same value: (the condition, x, k)
         lookups, others = [], []
         for c in region.conds:

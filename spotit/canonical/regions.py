@@ -170,6 +170,17 @@ class Reader:
                        **{f: reindex(getattr(self.node, f), moved) for f in self.fields})
 
 
+def joined_tables(node: R.Rel):
+    """The reader of ``node`` if its region joins two relations or more, and (leaf
+    index, table, positions of its columns) for each leaf that is a table."""
+    r = reader(node)
+    if r is None or len(r.region.leaves) < 2:
+        return None, []
+    at = r.region.starts()
+    return r, [(li, leaf, set(range(at[li], at[li] + len(leaf.columns))))
+               for li, leaf in enumerate(r.region.leaves) if isinstance(leaf, R.Scan)]
+
+
 def reader(node: R.Rel) -> Reader | None:
     if not isinstance(node, R.Project | R.Aggregate):
         return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spotit.canonical.joins import references
-from spotit.canonical.regions import lookup_converts_only, reader, row_refs
+from spotit.canonical.regions import joined_tables, lookup_converts_only, row_refs
 from spotit.canonical.registry import rule
 from spotit.canonical.trees import bottom_up, has_subquery, reindex
 from spotit.errors import SpotItError
@@ -26,16 +26,12 @@ def _semijoins(plan: R.Rel, semantics: str) -> R.Rel:
 
 
 def _as_in(node: R.Rel) -> R.Rel:
-    r = reader(node)
-    if r is None or len(r.region.leaves) < 2:
+    r, tables = joined_tables(node)
+    if r is None:
         return node
     region, read = r.region, r.read()
-    at = region.starts()
-    for li, leaf in enumerate(region.leaves):
-        if not isinstance(leaf, R.Scan):
-            continue
-        lo, width = at[li], len(leaf.columns)
-        span = set(range(lo, lo + width))
+    for li, leaf, span in tables:
+        lo, width = min(span), len(leaf.columns)
         if read & span:
             continue
         touching = [c for c in region.conds if row_refs(c) & span]
