@@ -159,6 +159,10 @@ class Pool:
 STEPS = (0, -1, 1, -15, 15, -30, 30, -182, 182)  # days around a date a year offset gives
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMERIC_PREFIX = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_DATE_PREFIX = re.compile(
+    r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}:\d{2}:\d{2})(\.\d+)?)?)?)?")
+
+
 def dates_near(text: str) -> list[date]:
     """The dates a literal that starts like a date names: a year's first, last and
     middle day, a month's first and last, a day and its neighbours (none if it is not
@@ -180,10 +184,6 @@ def dates_near(text: str) -> list[date]:
         return [day, day - timedelta(1), day + timedelta(1)]
     except (ValueError, OverflowError):
         return []
-
-
-_DATE_PREFIX = re.compile(
-    r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}:\d{2}:\d{2})(\.\d+)?)?)?)?")
 
 
 def query_tokens(sql: str) -> Iterable[tuple[TokenType, str]]:

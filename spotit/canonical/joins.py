@@ -98,7 +98,7 @@ def _without_existence_joins(node: R.Rel) -> R.Rel:
     if r is None:
         return node
     region, read = r.region, r.read()
-    for li, leaf, span in tables:
+    for li, _, span in tables:
         # each `x = P.k` where x and k are the same value: (the condition, x, k)
         lookups, others = [], []
         for c in region.conds:
@@ -121,7 +121,7 @@ def _without_existence_joins(node: R.Rel) -> R.Rel:
                 region.identity(c) for c, _, _ in lookups)):
             continue
         children = sorted((x for _, x, _ in lookups
-                           if references(region, x.index, leaf, key)), key=lambda x: x.index)
+                           if references(region, x.index, key)), key=lambda x: x.index)
         if children:
             return _drop_leaf(r, li, lookups, children[0])
     return node
@@ -155,16 +155,15 @@ def _plain_lookup(c: S.Expr, region, li: int) -> tuple[S.ColumnRef, S.ColumnRef]
             and isinstance(c.right, S.ColumnRef) and c.left.depth == c.right.depth == 0):
         return None
     for x, k in ((c.left, c.right), (c.right, c.left)):
-        parent = region.leaves[li]
-        if region.leaf_of(k.index)[0] == li and references(region, x.index, parent, k.index):
+        if region.leaf_of(k.index)[0] == li and references(region, x.index, k.index):
             return x, k
     return None
 
 
-def references(region, pos: int, parent: R.Scan, key: int) -> bool:
-    """Is position ``pos`` a plain foreign key into ``parent``'s column at ``key``?"""
+def references(region, pos: int, key: int) -> bool:
+    """Is position ``pos`` a plain foreign key into the table column at ``key``?"""
     li, ci = region.leaf_of(pos)
     pleaf, pcol = region.leaf_of(key)
-    leaf = region.leaves[li]
-    return (isinstance(leaf, R.Scan) and li != pleaf
+    leaf, parent = region.leaves[li], region.leaves[pleaf]
+    return (isinstance(leaf, R.Scan) and isinstance(parent, R.Scan) and li != pleaf
             and (ci, parent.table, pcol) in leaf.references)

@@ -43,7 +43,7 @@ def _as_in(node: R.Rel) -> R.Rel:
         if found is None:
             continue
         x, key = found
-        if isinstance(x, S.ColumnRef) and references(region, x.index, leaf, key.index) and all(
+        if isinstance(x, S.ColumnRef) and references(region, x.index, key.index) and all(
                 row_refs(c) <= {key.index} for c in local):
             continue  # a foreign key into P read only as its key: P is an existence check
 

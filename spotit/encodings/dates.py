@@ -576,14 +576,14 @@ def fn_strftime(enc: Encoder, args: list[Value]) -> Value:
     text = b.str("")
     for piece in pieces:
         text = b.concat(text, piece)
-    view = _single_directive_view(enc, fmt, tv, p)
+    view = _padded_view(enc, fmt, tv, p)
     return Value(tv.null, (Alt(StorageClass.TEXT, b.TRUE, text, None, view),))
 
 
 _WIDTHS = {"m": 2, "d": 2, "H": 2, "M": 2, "S": 2, "Y": 4}
 
 
-def _single_directive_view(enc: Encoder, fmt: str, tv: TimeValue, p: dict[str, FNode]):
+def _padded_view(enc: Encoder, fmt: str, tv: TimeValue, p: dict[str, FNode]):
     """A Padded view when the format is zero-padded integer directives, one or several
     with the same separators between them ('%Y', '%Y-%m', '%H:%M')."""
     from spotit.encodings.textorder import Padded

@@ -49,9 +49,6 @@ class Padded:
     width: int
     layout: tuple[int | str, ...] = ()
 
-    def render(self, n: int) -> str:
-        return render_padded(n, self.width, self.layout)
-
     def same_shape(self, other) -> bool:
         return (isinstance(other, Padded) and other.width == self.width
                 and other.layout == self.layout)
