@@ -72,3 +72,44 @@ def test_constant_in_range_is_normalised():
     r = check(SCHEMA, "SELECT date('2020-02-30', 'localtime') FROM t",
               "SELECT '2020-03-01' FROM t", bound=2, probe_trials=0)
     assert r.verdict.value == "equivalent", r.reason
+
+
+@pytest.mark.parametrize("expr", [
+    "IIF(x = 1, 'now', d)",              # through IIF/CASE
+    "COALESCE(txt, 'now')",              # through COALESCE
+    "(SELECT 'now')",                    # through a subquery
+])
+def test_now_computed_by_an_expression_is_unsupported(expr):
+    """SQLite reads the clock wherever a date function meets 'now', but only a written
+    'now' is pinned before SQLite runs: pinning a computed one in the encoding alone
+    would make it prove what the real clock refutes (here: DATE(now) = 2024-01-01)."""
+    gold = f"SELECT x FROM t WHERE DATE({expr}) = '2024-01-01'"
+    pred = "SELECT x FROM t WHERE x = 1 AND txt IS NULL"
+    r = check(SCHEMA, gold, pred, bound=2, now=datetime(2024, 1, 1), probe_trials=0)
+    assert r.verdict.value == "unsupported", r.reason
+    assert "'now' computed" in r.reason
+
+
+def test_now_spelled_by_an_expression_is_read_as_unknown_text():
+    """Text SpotIt cannot fold (``'no' || 'w'``) is read as a time value of an unusual
+    shape, over-approximated: never proved equal to a fixed date; the difference the
+    real clock makes is found and confirmed by SQLite."""
+    gold = "SELECT x FROM t WHERE DATE('no' || 'w') = '2024-01-01'"
+    r = check(SCHEMA, gold, "SELECT x FROM t WHERE x = 1 AND txt IS NULL", bound=2,
+              now=datetime(2024, 1, 1), probe_trials=0)
+    assert r.verdict.value in ("unsupported", "not_equivalent"), r.reason
+
+
+@pytest.mark.parametrize("args", ["d, 'local' || 'time'", "d, IIF(x, 'utc', '+1 day')"])
+def test_zone_modifier_computed_by_an_expression_is_unsupported(args):
+    r = check(SCHEMA, f"SELECT DATE({args}) FROM t", "SELECT DATE(d) FROM t", bound=2,
+              probe_trials=0)
+    assert r.verdict.value in ("unsupported", "not_equivalent"), r.reason
+    if r.verdict.value == "unsupported":
+        assert "computed" in r.reason
+
+
+def test_written_now_is_still_checked():
+    r = check(SCHEMA, "SELECT DATE('now') FROM t", "SELECT DATE('2024-01-01') FROM t",
+              bound=2, now=datetime(2024, 1, 1), probe_trials=0)
+    assert r.verdict.value == "equivalent", r.reason

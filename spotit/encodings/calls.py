@@ -6,8 +6,9 @@ from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import FUNCTIONS, encodes
 from spotit.encodings.values import Value
 from spotit.errors import BindError, Unsupported
+from spotit.frontend.now import DATE_FUNCTIONS, TIME_ZONE_MODIFIERS
 from spotit.ir import scalar as S
-from spotit.ir.types import BINARY
+from spotit.ir.types import BINARY, StorageClass
 
 
 @encodes(S.Call)
@@ -21,8 +22,34 @@ def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
     if not spec.exact:
         enc.approximate(f"{e.name}()")
     args = [enc.value(a, env) for a in e.args]
+    if e.name in DATE_FUNCTIONS:
+        _clock_only_where_written(e, args)
     if spec.collation:
         found = (S.collation_of(a) for a in e.args)
         c = next((x for x in found if x is not None), None)
         return spec.encode(enc, args, collation=c.name if c is not None else BINARY)
     return spec.encode(enc, args)
+
+
+def _clock_only_where_written(e: S.Call, args: list[Value]) -> None:
+    """SQLite reads the clock (and the machine's time zone) wherever a date function
+    meets 'now' ('localtime', 'utc'); SpotIt pins only the written argument, so the
+    same text computed by an expression would be pinned here and not on SQLite."""
+    for i, (a, v) in enumerate(zip(e.args, args, strict=True)):
+        if isinstance(a, S.Const):
+            continue
+        words = {w for alt in v.alts if alt.cls is StorageClass.TEXT
+                 for w in _constant_choices(alt.term)}
+        for word in sorted(words & ({"now", *TIME_ZONE_MODIFIERS} if i else {"now"})):
+            raise Unsupported(f"'{word}' computed by an expression in {e.name}() (only a "
+                              f"written '{word}' is pinned to the evaluation instant)")
+
+
+def _constant_choices(term) -> set[str]:
+    """The constant texts ``term`` may take by choosing a branch (of CASE, COALESCE, …),
+    normalised as SQLite reads a time value or modifier word."""
+    if term.is_ite():
+        return _constant_choices(term.arg(1)) | _constant_choices(term.arg(2))
+    if term.is_constant():
+        return {str(term.constant_value()).strip().lower()}
+    return set()
