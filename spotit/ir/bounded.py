@@ -24,8 +24,12 @@ def at_bound(plan: R.Rel, k: int, semantics: str) -> R.Rel:
     from spotit.canonical.trees import bottom_up
 
     def uncut(node: R.Rel) -> R.Rel:
-        if (isinstance(node, R.Sort) and node.limit is not None and not node.offset
-                and max_rows(node.input, k) <= node.limit):
+        if not isinstance(node, R.Sort) or (node.limit is None and not node.offset):
+            return node
+        n = max_rows(node.input, k)
+        if n <= node.offset:  # an OFFSET past every row the input can have
+            return R.Values((), node.columns)
+        if node.limit is not None and not node.offset and n <= node.limit:
             return replace(node, limit=None)
         return node
 
@@ -44,7 +48,10 @@ def max_rows(rel: R.Rel, k: int) -> int:
         region = flatten(rel)
         if len(region.leaves) > 1 or region.conds:
             return row_bound(region, [max_rows(x, k) for x in region.leaves])
-    if isinstance(rel, R.Filter | R.Project | R.Distinct | R.Window):
+    if isinstance(rel, R.Distinct):
+        n = max_rows(rel.input, k)
+        return min(n, _distinct_values(rel.input, range(len(rel.input.columns)), k) or n)
+    if isinstance(rel, R.Filter | R.Project | R.Window):
         return max_rows(rel.input, k)
     if isinstance(rel, R.Sort):
         n = max_rows(rel.input, k)
@@ -64,16 +71,25 @@ def max_rows(rel: R.Rel, k: int) -> int:
 
 
 def _groups(agg: R.Aggregate, k: int) -> int:
-    """Distinct GROUP BY keys: keys read from the rows of some table occurrences take
-    at most k values per occurrence (a constant key, one); else no better bound."""
+    """Distinct GROUP BY keys (see ``_distinct_values``); else no better bound."""
+    exprs = list(agg.keys)
+    if any(not (isinstance(e, S.Const) or (isinstance(e, S.ColumnRef) and e.depth == 0))
+           for e in exprs):
+        return max_rows(agg.input, k)
+    found = _distinct_values(agg.input, [e.index for e in exprs
+                                         if isinstance(e, S.ColumnRef)], k)
+    return max_rows(agg.input, k) if found is None else found
+
+
+def _distinct_values(rel: R.Rel, columns, k: int) -> int | None:
+    """How many distinct value tuples ``columns`` of ``rel`` can take: columns read
+    unchanged from the rows of some table occurrences take at most k tuples per
+    occurrence (None: some column is computed or NULL-padded)."""
     occurrences = set()
-    for key in agg.keys:
-        if isinstance(key, S.Const):
-            continue
-        path = _source(agg.input, key.index) if (
-            isinstance(key, S.ColumnRef) and key.depth == 0) else None
+    for i in columns:
+        path = _source(rel, i)
         if path is None:
-            return max_rows(agg.input, k)
+            return None
         occurrences.add(path)
     return prod(k for _ in occurrences)
 

@@ -70,8 +70,10 @@ def rule_queries() -> st.SearchStrategy[tuple[str, str]]:
 # a fold (UPPER(LOWER(x))), aggregates that become the same (COUNT(1), COUNT(*)), and
 # a join to the referenced dept row that reads nothing of it (emp.dept_id -> dept.id),
 # or only its key, which the join makes equal to emp.dept_id, or only to filter on it
+# or count it; COUNT of one column without GROUP BY, a GROUP BY of what is selected
 RESHAPES = ("as is", "as is", "unlimited", "derived", "derived, ordered", "unlimited, derived",
-            "case folded", "counted", "parent checked", "parent key read", "parent filtered")
+            "case folded", "counted", "parent checked", "parent key read", "parent filtered",
+            "first column counted", "parent key counted", "grouped by the first column")
 
 
 def reshaped(sql: str, how: str) -> str:
@@ -84,7 +86,9 @@ def reshaped(sql: str, how: str) -> str:
         sql = f"SELECT * FROM ({sql}) AS w" + (" ORDER BY 1" if "ordered" in how else "")
     if how == "counted":
         sql = f"SELECT COUNT(*), COUNT(1) FROM ({sql}) AS w"
-    if how in ("parent checked", "parent key read", "parent filtered"):
+    if how in ("first column counted", "grouped by the first column"):
+        sql = _over_first_column(sql, how)
+    if how in ("parent checked", "parent key read", "parent filtered", "parent key counted"):
         tree = sqlglot.parse_one(sql, dialect="sqlite")
         source = tree.find(exp.From) if isinstance(tree, exp.Select) else None
         table = source.this if source is not None else None
@@ -95,6 +99,10 @@ def reshaped(sql: str, how: str) -> str:
                 tree = tree.select("parent_row.id").where("parent_row.id > 1")
             if how == "parent filtered":
                 tree = tree.where("parent_row.budget > 2 OR parent_row.title = 'b'")
+            if how == "parent key counted":
+                for part in ("group", "having", "order", "limit", "offset", "distinct"):
+                    tree.set(part, None)
+                tree.set("expressions", [sqlglot.parse_one("COUNT(parent_row.id)")])
             sql = tree.sql(dialect="sqlite")
     if how == "case folded":
         tree = sqlglot.parse_one(sql, dialect="sqlite")
@@ -106,6 +114,22 @@ def reshaped(sql: str, how: str) -> str:
             value.replace(folded)
             sql = tree.sql(dialect="sqlite")
     return sql
+
+
+def _over_first_column(sql: str, how: str) -> str:
+    """``sql`` as a derived table whose first column is counted, or grouped by and
+    selected (``SELECT c0 FROM (…) GROUP BY c0``)."""
+    tree = sqlglot.parse_one(sql, dialect="sqlite")
+    if not isinstance(tree, exp.Select) or not tree.expressions or \
+            isinstance(tree.expressions[0], exp.Star):
+        return sql
+    first = tree.expressions[0]
+    value = first.this if isinstance(first, exp.Alias) else first
+    first.replace(exp.alias_(value.copy(), "c0"))
+    inner = tree.sql(dialect="sqlite")
+    if how == "first column counted":
+        return f"SELECT COUNT(w.c0) FROM ({inner}) AS w"
+    return f"SELECT w.c0 FROM ({inner}) AS w GROUP BY w.c0"
 
 
 def _prepared(sql: str, ddl: str):
