@@ -265,6 +265,9 @@ class Checker:
         # Random small databases first: most differences show up at once. The solver
         # then only has to look for a smaller counterexample (or prove there is none).
         found = self._probe()
+        # The solver is given the canonical forms: the same on every database as the
+        # plans, and where the queries differ only in parts the rules rewrite (joins in
+        # another order, a join read through its key), those parts are one formula.
         forms = gold_form, pred_form
         if AS_IN in gold_rules + pred_rules:  # one row per table reads joins, not IN
             gold_form = canonical(gold_plan, opts.semantics.value, frozenset({AS_IN}))[0]
@@ -299,7 +302,7 @@ class Checker:
                 result.proven_bound = k if not result.spurious else result.proven_bound
                 continue
             try:
-                outcome = self._bound(k, gold_plan, pred_plan, gold, pred, solver,
+                outcome = self._bound(k, *forms, gold, pred, solver,
                                       search_deadline, result)
             except Unsupported as e:
                 outcome = Verdict.UNSUPPORTED, str(e)
@@ -836,3 +839,4 @@ def _size(assertions) -> int:
 
 def _out_of_time(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() > deadline
+

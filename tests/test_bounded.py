@@ -131,3 +131,29 @@ def test_forms_at_the_bound_close_the_bound_without_a_solver():
     assert res.verdict.value == "equivalent", res.reason
     assert [s.answers for s in res.per_bound] == [SAME_AT_BOUND] * 5
     assert sqlite_difference(gold, pred, 5) is None
+
+
+def test_the_solver_is_given_the_canonical_forms(monkeypatch):
+    """Joins written in another order are one formula for the solver: the bounded
+    search encodes the canonical forms (equal to the plans on every database)."""
+    from spotit.canonical import canonical
+    from spotit.pipeline import Checker
+
+    gold = ("SELECT CAST(SUM(CASE WHEN u.w > 2 THEN 1 ELSE 0 END) AS REAL) / COUNT(*) "
+            "FROM t JOIN u ON u.t_id = t.id "
+            "WHERE t.g = 'x'")
+    pred = ("SELECT CAST(COUNT(CASE WHEN u.w > 2 THEN 1 END) AS REAL) / COUNT(u.id) "
+            "FROM u JOIN t ON t.id = u.t_id WHERE t.g = 'x'")
+    seen = []
+    real_encode = Checker.encode
+
+    def spy(self, k, gold_plan, pred_plan):
+        seen.append((gold_plan, pred_plan))
+        return real_encode(self, k, gold_plan, pred_plan)
+
+    monkeypatch.setattr(Checker, "encode", spy)
+    res = check(SCHEMA, gold, pred, semantics="set", bound=2, timeout=60, probe_trials=0)
+    assert res.verdict.value == "equivalent", res.reason
+    forms = tuple(canonical(plan(q), "set")[0] for q in (gold, pred))
+    assert seen and all(s == forms for s in seen)
+    assert sqlite_difference(gold, pred, 5) is None

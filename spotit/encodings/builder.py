@@ -257,7 +257,22 @@ class Builder:
                 return self.real(Fraction(a.constant_value()) / Fraction(b.constant_value()))
             if b.constant_value() == 1:
                 return a
-        return self.m.Div(a, b)
+        return self._by_divisor(b, lambda v: self.times(a, self.real(Fraction(1, v))),
+                                self.real(0)) or self.m.Div(a, b)
+
+    def _by_divisor(self, b: FNode, by_constant, zero: FNode) -> FNode | None:
+        """A division by ``b`` as one case per value ``b`` can take, each by a constant
+        (linear), where those values are few integers (a COUNT: a sum of 0/1 terms);
+        None otherwise. Exact: ``b`` takes no other value; at 0 the caller's guard
+        makes the result NULL."""
+        values = small_int_range(b)
+        if values is None:
+            return None
+        out = zero
+        for v in sorted(values - {0}, reverse=True):
+            c = self.real(v) if b.get_type() == REAL else self.int(v)
+            out = self.ite(self.eq(b, c), by_constant(v), out)
+        return out
 
     def floordiv(self, a: FNode, n: int) -> FNode:
         """Floor division by a positive constant (SMT-LIB ``div``), folded on constants."""
@@ -282,6 +297,9 @@ class Builder:
         if b.is_constant() and b.constant_value() == 1:
             return a
         zero = self.int(0)
+        if not b.is_constant() and (cases := self._by_divisor(
+                b, lambda v: self.int_div_trunc(a, self.int(v)), zero)) is not None:
+            return cases
         abs_a = self.ite(self.le(zero, a), a, self.neg(a))
         abs_b = self.ite(self.le(zero, b), b, self.neg(b))
         q = ops.int_div(abs_a, abs_b)
@@ -339,3 +357,41 @@ def _is_zero(t: FNode) -> bool:
 
 
 __all__ = ["BOOL", "INT", "REAL", "STRING", "Builder"]
+
+
+# A divisor with more possible values than this keeps the nonlinear division.
+DIVISOR_CASES = 130
+
+
+def small_int_range(t: FNode, limit: int = DIVISOR_CASES) -> frozenset[int] | None:
+    """The integer values term ``t`` can take, read from its shape (constants, ``ite``,
+    ``+``, conversion to real) when they are at most ``limit``; None otherwise."""
+    memo: dict[FNode, frozenset[int] | None] = {}
+
+    def walk(n: FNode) -> frozenset[int] | None:
+        if n in memo:
+            return memo[n]
+        out: frozenset[int] | None = None
+        if n.is_constant() and n.get_type() in (INT, REAL):
+            v = Fraction(n.constant_value())
+            out = frozenset({int(v)}) if v.denominator == 1 else None
+        elif n.is_ite():
+            x, y = walk(n.arg(1)), walk(n.arg(2))
+            out = None if x is None or y is None else x | y
+        elif n.is_plus():
+            out = frozenset({0})
+            for arg in n.args():
+                part = walk(arg)
+                if part is None:
+                    out = None
+                    break
+                out = frozenset(u + w for u in out for w in part)
+                if len(out) > limit:
+                    out = None
+                    break
+        elif n.is_toreal():
+            out = walk(n.arg(0))
+        memo[n] = out if out is None or len(out) <= limit else None
+        return memo[n]
+
+    return walk(t)
