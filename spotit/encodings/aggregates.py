@@ -1,4 +1,5 @@
-"""GROUP BY and aggregates: COUNT, SUM, TOTAL, AVG, MIN, MAX, and bare columns.
+"""GROUP BY and aggregates: COUNT, SUM, TOTAL, AVG, MIN, MAX, GROUP_CONCAT and bare
+columns.
 
 Groups: input row i *leads* its group when it is present and no earlier
 present row has the same key (NULL keys form one group); the output has one
@@ -17,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pysmt.fnode import FNode
-from pysmt.typing import INT
+from pysmt.typing import INT, STRING
 
-from spotit.encodings import collation, numtext
+from spotit.encodings import collation, numtext, strings
 from spotit.encodings import conversions as C
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import encodes
@@ -32,6 +33,7 @@ from spotit.encodings.values import (
     normalize,
     null_value,
     real_value,
+    text_value,
 )
 from spotit.errors import Unsupported
 from spotit.ir import relational as R
@@ -98,7 +100,7 @@ def _aggregate_values(enc: Encoder, r: R.Aggregate, members: list[FNode],
         elif call.func in ("MIN", "MAX"):
             results[k], winners[k] = _extreme(enc, members, vals, call.func == "MAX", coll)
         elif call.func == "GROUP_CONCAT":
-            raise Unsupported("GROUP_CONCAT (its order is not defined)")
+            results[k] = _group_concat(enc, call, members, vals)
         else:
             raise Unsupported(f"aggregate {call.func}")
     bare = [k for k, c in enumerate(r.aggs) if c.func == "BARE"]
@@ -116,6 +118,45 @@ def _aggregate_values(enc: Encoder, r: R.Aggregate, members: list[FNode],
             agree += [b.implies(allowed[j], C.same_value(b, vals[j], v)) for j in range(n)]
         enc.choice("bare column next to an aggregate", b.and_(agree))
     return [v if v is not None else null_value(b) for v in results]
+
+
+def _group_concat(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Value]
+                  ) -> Value:
+    """GROUP_CONCAT: the text of the non-NULL values joined by the separator, in an
+    order SQLite does not define. Exact where the group's values are all the same
+    value (then every order gives the same text: n copies, or one with DISTINCT);
+    otherwise any text, an over-approximation searched last."""
+    b = enc.b
+    sep = call.separator
+    if sep is not None and not isinstance(sep, S.Const):
+        raise Unsupported("GROUP_CONCAT with a separator that is not a constant")
+    # SQLite takes the separator as text; NULL is no separator at all
+    sep_text = "," if sep is None else ("" if sep.value is None else _as_text(sep.value))
+    n = len(members)
+    counted = [b.and_(members[j], b.not_(vals[j].null)) for j in range(n)]
+    first = null_value(b)
+    for j in reversed(range(n)):
+        first = choose(b, counted[j], vals[j], first)
+    same = b.and_(b.implies(counted[j], C.same_value(b, vals[j], first)) for j in range(n))
+    text = strings.text_of(enc, first)
+    count = b.sum([b.ite(c, b.int(1), b.int(0)) for c in counted])
+    joined = text
+    if not call.distinct:
+        copies = [text]
+        for _ in range(1, n):
+            copies.append(b.concat(b.concat(copies[-1], b.str(sep_text)), text))
+        joined = copies[-1]
+        for c in reversed(range(1, n)):
+            joined = b.ite(b.eq(count, b.int(c)), copies[c - 1], joined)
+    enc.approximate("GROUP_CONCAT of different values (their order is not defined)", same)
+    term = b.ite(same, joined, b.fresh("group_concat", STRING))
+    return text_value(b, term, b.eq(count, b.int(0)))
+
+
+def _as_text(value) -> str:
+    from spotit import concrete
+
+    return str(concrete.evaluate("CAST(? AS TEXT)", (value,)))
 
 
 def _count(enc: Encoder, members: list[FNode], vals: list[Value] | None, distinct: bool,

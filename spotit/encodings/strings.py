@@ -42,6 +42,11 @@ def _text(enc: Encoder, v: Value) -> tuple[FNode, FNode]:
     return t.null, t.alts[0].term
 
 
+def text_of(enc: Encoder, v: Value) -> FNode:
+    """The String term of a value taken as text (its NULL flag aside)."""
+    return _text(enc, v)[1]
+
+
 @encodes(S.Concat)
 def encode_concat(enc: Encoder, e: S.Concat, env: Env) -> Value:
     b = enc.b

@@ -278,8 +278,13 @@ def _exists(draw: Draw, sub: Expr, kind: str) -> str:
 
 def _scalar_subquery(draw: Draw, sub: Expr, kind: str) -> str:
     inner = draw(sub(kind if kind != "bool" else "any"))
-    agg = draw(st.sampled_from(("", "MAX", "COUNT", "SUM", "MIN", "AVG")))
-    head = f"{agg}({inner})" if agg else inner
+    agg = draw(st.sampled_from(("", "MAX", "COUNT", "SUM", "MIN", "AVG", "GROUP_CONCAT",
+                                "GROUP_CONCAT(DISTINCT")))
+    if agg.startswith("GROUP_CONCAT"):
+        sep = draw(st.sampled_from(("", ", ';'", ", NULL", ", 1")))
+        head = f"{agg}({inner}{sep})" if "(" not in agg else f"{agg} {inner})"
+    else:
+        head = f"{agg}({inner})" if agg else inner
     return f"(SELECT {head} FROM t AS t2 WHERE {draw(sub('bool'))})"
 
 
