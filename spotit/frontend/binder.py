@@ -653,10 +653,10 @@ class _Binder:
             if aggs is None:
                 where = clause or "this context"
                 raise BindError(f"misuse of aggregate: {name}() in {where}", pos=f.pos)
-            if f.filter is not None:
-                raise Unsupported(f"{name}() FILTER clause", pos=f.pos)
             # Arguments see the FROM row; an aggregate inside them is a misuse.
             args = tuple(self.expr(a, scope, clause=f"{name}()") for a in f.args)
+            if f.filter is not None:
+                f, args = self._filtered(f, args, scope, f"{name}() FILTER")
             if f.star or (name == "COUNT" and not args):
                 if name != "COUNT":
                     raise BindError(f"wrong number of arguments to function {name}()", pos=f.pos)
@@ -690,6 +690,24 @@ class _Binder:
             raise BindError("wrong number of arguments to function COALESCE()", pos=f.pos)
         return S.Call(name, args)
 
+    def _filtered(self, f: A.Function, args: tuple[S.Expr, ...], scope: _Scope, clause: str,
+                  outer: str = "", aggs: _AggState | None = None
+                  ) -> tuple[A.Function, tuple[S.Expr, ...]]:
+        """``agg(x) FILTER (WHERE c)`` as ``agg(CASE WHEN c THEN x END)``: an aggregate
+        skips NULLs, so it sees x exactly on the rows where c is true (``COUNT(*)``
+        counts ``CASE WHEN c THEN 1 END``). A value whose collation is not BINARY keeps
+        it only through a column reference, so MIN/MAX/DISTINCT of one is refused."""
+        cond = self.expr(f.filter, scope, clause=outer or clause, aggs=aggs)
+        if f.star or not args:
+            return dataclasses.replace(f, star=False, filter=None), (
+                S.Case(((cond, S.Const(1)),), S.Const(None)),)
+        c = S.collation_of(args[0])
+        if c is not None and c.name != BINARY and (
+                f.distinct or f.name.upper() in ("MIN", "MAX")):
+            raise Unsupported(f"{clause} of a {c.name} value", pos=f.pos)
+        first = S.Case(((cond, args[0]),), S.Const(None))
+        return dataclasses.replace(f, filter=None), (first, *args[1:])
+
     def window_call(self, f: A.Function, scope: _Scope, clause: str, aggs: _AggState | None
                     ) -> S.Expr:
         """``f(...) OVER (...)``: a placeholder for the window operator's column."""
@@ -699,12 +717,15 @@ class _Binder:
             raise BindError(f"misuse of window function {name}()", pos=f.pos)
         if f.distinct:
             raise BindError("DISTINCT is not supported for window functions", pos=f.pos)
-        if f.filter is not None:
-            raise Unsupported(f"{name}() FILTER clause on a window function", pos=f.pos)
+        if f.filter is not None and name not in AGGREGATES:
+            raise BindError("FILTER clause may only be used with aggregate window functions",
+                            pos=f.pos)
         spec = _resolve_window(f.over, wins.named)
         self._win = None  # no window inside a window's arguments
         try:
             args = tuple(self.expr(a, scope, clause=clause, aggs=aggs) for a in f.args)
+            if f.filter is not None:
+                f, args = self._filtered(f, args, scope, f"{name}() FILTER", clause, aggs)
             partition = tuple(self.expr(p, scope, clause=clause, aggs=aggs)
                               for p in spec.partition_by)
             order = tuple(self._window_order_key(o, scope, clause, aggs)
