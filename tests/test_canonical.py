@@ -88,6 +88,14 @@ PROVED = [
     ("a GROUP BY read only by its keys is a DISTINCT", "bag",
      "SELECT name, amount FROM t WHERE id > 2 GROUP BY amount, name",
      "SELECT DISTINCT name, amount FROM t WHERE id > 2"),
+    ("a condition the WHERE requires is true", "bag",  # BIRD 1160's shape
+     "SELECT SUM(CASE WHEN name = 'a' AND amount > 2 THEN 1 ELSE 0 END) "
+     "FROM t WHERE name = 'a'",
+     "SELECT SUM(CASE WHEN amount > 2 THEN 1 ELSE 0 END) FROM t WHERE name = 'a'"),
+    ("a condition the WHERE requires is true", "bag",
+     "SELECT id, name = 'a', CASE WHEN amount > 1 OR name = 'a' THEN 'x' END FROM t "
+     "WHERE name = 'a' AND id > 2",
+     "SELECT id, 1, 'x' FROM t WHERE id > 2 AND name = 'a'"),
     ("repeated aggregates computed once", "bag",
      "SELECT COUNT(id) * 2, COUNT(*) FROM t", "SELECT COUNT(*) * 2, COUNT(*) FROM t"),
     ("case folding composed", "bag",
@@ -131,6 +139,17 @@ NOT_PROVED = [
      "SELECT COUNT(*), SUM(amount) FROM t WHERE name IS NOT NULL"),
     ("a GROUP BY on a key not selected repeats the selected one", "bag",
      "SELECT name FROM t GROUP BY name, amount", "SELECT DISTINCT name FROM t"),
+    ("a WHERE keeps rows where amount is true (5), not 1", "bag",
+     "SELECT amount FROM t WHERE amount", "SELECT 1 FROM t WHERE amount"),
+    ("a condition under OR in the WHERE need not hold", "bag",
+     "SELECT name = 'a' FROM t WHERE name = 'a' OR amount > 1",
+     "SELECT 1 FROM t WHERE name = 'a' OR amount > 1"),
+    ("1 AND x is 0, 1 or NULL as a value, not x", "bag",
+     "SELECT (name = 'a') AND amount FROM t WHERE name = 'a'",
+     "SELECT amount FROM t WHERE name = 'a'"),
+    ("a CASE has no affinity: '7' is not the INTEGER column's 7", "bag",
+     "SELECT (CASE WHEN name = 'a' THEN amount END) = '7' FROM t WHERE name = 'a'",
+     "SELECT amount = '7' FROM t WHERE name = 'a'"),
     ("COUNT(name) skips NULL names", "bag",
      "SELECT COUNT(name) FROM t", "SELECT COUNT(*) FROM t"),
     ("a derived table's constant is a BINARY column in a comparison, a bare one has no "

@@ -27,6 +27,7 @@ from spotit.canonical import (  # noqa: F401
     equalities,
     joins,
     operands,
+    required,
     semijoins,
     shapes,
 )

@@ -70,10 +70,12 @@ def rule_queries() -> st.SearchStrategy[tuple[str, str]]:
 # a fold (UPPER(LOWER(x))), aggregates that become the same (COUNT(1), COUNT(*)), and
 # a join to the referenced dept row that reads nothing of it (emp.dept_id -> dept.id),
 # or only its key, which the join makes equal to emp.dept_id, or only to filter on it
-# or count it; COUNT of one column without GROUP BY, a GROUP BY of what is selected
+# or count it; COUNT of one column without GROUP BY, a GROUP BY of what is selected;
+# a condition of the WHERE computed again in the select list
 RESHAPES = ("as is", "as is", "unlimited", "derived", "derived, ordered", "unlimited, derived",
             "case folded", "counted", "parent checked", "parent key read", "parent filtered",
-            "first column counted", "parent key counted", "grouped by the first column")
+            "first column counted", "parent key counted", "grouped by the first column",
+            "condition selected")
 
 
 def reshaped(sql: str, how: str) -> str:
@@ -88,6 +90,8 @@ def reshaped(sql: str, how: str) -> str:
         sql = f"SELECT COUNT(*), COUNT(1) FROM ({sql}) AS w"
     if how in ("first column counted", "grouped by the first column"):
         sql = _over_first_column(sql, how)
+    if how == "condition selected":
+        sql = _condition_selected(sql)
     if how in ("parent checked", "parent key read", "parent filtered", "parent key counted"):
         tree = sqlglot.parse_one(sql, dialect="sqlite")
         source = tree.find(exp.From) if isinstance(tree, exp.Select) else None
@@ -130,6 +134,20 @@ def _over_first_column(sql: str, how: str) -> str:
     if how == "first column counted":
         return f"SELECT COUNT(w.c0) FROM ({inner}) AS w"
     return f"SELECT w.c0 FROM ({inner}) AS w GROUP BY w.c0"
+
+
+def _condition_selected(sql: str) -> str:
+    """``sql`` with a conjunct of its WHERE selected again, bare and in a CASE."""
+    tree = sqlglot.parse_one(sql, dialect="sqlite")
+    where = tree.args.get("where") if isinstance(tree, exp.Select) else None
+    if where is None or tree.args.get("group"):
+        return sql
+    cond = where.this
+    while isinstance(cond, exp.And):  # its last conjunct
+        cond = cond.expression
+    text = cond.sql(dialect="sqlite")
+    tree = tree.select(f"({text})", f"CASE WHEN ({text}) AND 1 = 1 THEN 1 ELSE 0 END")
+    return tree.sql(dialect="sqlite")
 
 
 def _prepared(sql: str, ddl: str):
