@@ -18,16 +18,19 @@ computed over the bounded rows of its input, pairwise:
 - aggregates (COUNT, SUM, TOTAL, AVG, MIN, MAX) are the GROUP BY aggregates
   (``aggregates.py``) over the rows of the frame: by default RANGE BETWEEN
   UNBOUNDED PRECEDING AND CURRENT ROW (peers included), the whole partition
-  without ORDER BY; ROWS and GROUPS frames with UNBOUNDED/N PRECEDING/FOLLOWING
-  and CURRENT ROW, RANGE with UNBOUNDED/CURRENT ROW, and every EXCLUDE.
+  without ORDER BY; ROWS, GROUPS and RANGE frames with UNBOUNDED/N
+  PRECEDING/FOLLOWING and CURRENT ROW (a RANGE offset moves a numeric key; a
+  NULL or text key's offset bounds are its peers), and every EXCLUDE.
 
-Not modelled (``unsupported``): RANGE frames with an N PRECEDING/FOLLOWING
-offset, non-constant offsets (LAG/LEAD/NTH_VALUE/NTILE arguments, frame
+Not modelled (``unsupported``): non-constant offsets (LAG/LEAD/NTH_VALUE/NTILE arguments, frame
 offsets), GROUP_CONCAT and any window function without an entry here.
 See docs/semantics.md, "Window functions".
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
 
 from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT
@@ -39,7 +42,7 @@ from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import WINDOW_FUNCTIONS, encodes, window_function
 from spotit.encodings.relational import Concat, push, same_row
 from spotit.encodings.values import Alt, Value, choose, int_value, null_value, real_value
-from spotit.errors import Unsupported
+from spotit.errors import BindError, Unsupported
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
 from spotit.ir.types import BINARY, StorageClass
@@ -89,6 +92,7 @@ class Windowed:
                         for i in range(n)]
         okeys = [[collation.key(enc, enc.value(k.expr, e), k.collation) for k in call.order]
                  for e in envs]
+        self.order, self.okeys = call.order, okeys
         self.before = [[b.FALSE] * n for _ in range(n)]  # before[j][i]: j sorts before i
         self.peer = [[b.TRUE] * n for _ in range(n)]
         for i in range(n):
@@ -156,6 +160,22 @@ class Windowed:
     def arg(self, call: R.WindowCall, k: int) -> list[Value]:
         return [self.enc.value(call.args[k], e) for e in self.envs]
 
+    def _range_bound(self, bound: R.FrameBound, i: int, j: int, *, start: bool) -> FNode:
+        """Row j is on the frame's side of this bound of row i's RANGE frame: not before
+        the start's key (not after the end's), in the ORDER BY's order. ``N PRECEDING``
+        and ``N FOLLOWING`` move a numeric key by N against or along the order
+        (SQLite's ``windowCodeRangeTest``)."""
+        b = self.b
+        if bound.kind in ("UNBOUNDED PRECEDING", "UNBOUNDED FOLLOWING"):
+            return b.bool((bound.kind == "UNBOUNDED PRECEDING") == start)
+        if bound.kind == "CURRENT ROW":
+            return b.not_(self.before[j][i] if start else self.before[i][j])
+        key = self.order[0]
+        toward_end = (bound.kind == "FOLLOWING") != key.descending
+        edge = _shifted(b, self.okeys[i][0], bound.offset if toward_end else -bound.offset)
+        x, y = (self.okeys[j][0], edge) if start else (edge, self.okeys[j][0])
+        return b.not_(C.sort_before(b, x, y, key.descending, key.nulls_first))
+
     def frame(self, f: R.Frame) -> list[list[FNode]]:
         """frame[i][j]: row j is in row i's frame."""
         b, n = self.b, self.n
@@ -166,8 +186,10 @@ class Windowed:
                 if bound.offset is not None and not isinstance(bound.offset, int):
                     raise Unsupported(f"window frame {f.unit} with offset {bound.offset}")
             coord = self.positions()[0] if f.unit == "ROWS" else self.groups()
-        if f.unit == "RANGE" and (f.start.offset is not None or f.end.offset is not None):
-            raise Unsupported("window frame RANGE with an N PRECEDING/FOLLOWING offset")
+        if f.unit == "RANGE" and (f.start.offset is not None or f.end.offset is not None) \
+                and len(self.order) != 1:
+            raise BindError("RANGE with offset PRECEDING/FOLLOWING requires one ORDER BY "
+                            "expression")
         out = []
         for i in range(n):
             row = []
@@ -177,10 +199,8 @@ class Windowed:
                     conds.append(_coord_bound(b, f.start, coord[j], coord[i], start=True))
                     conds.append(_coord_bound(b, f.end, coord[j], coord[i], start=False))
                 elif f.unit == "RANGE":
-                    if f.start.kind == "CURRENT ROW":
-                        conds.append(b.not_(self.before[j][i]))
-                    if f.end.kind == "CURRENT ROW":
-                        conds.append(b.not_(self.before[i][j]))
+                    conds.append(self._range_bound(f.start, i, j, start=True))
+                    conds.append(self._range_bound(f.end, i, j, start=False))
                 if f.exclude == "CURRENT ROW":
                     conds.append(b.bool(i != j))
                 elif f.exclude == "GROUP":
@@ -190,6 +210,22 @@ class Windowed:
                 row.append(b.and_(*conds))
             out.append(row)
         return out
+
+
+def _shifted(b, v: Value, delta: int | float) -> Value:
+    """The value a RANGE offset bound compares with: a number moved by ``delta`` (an
+    INTEGER stays one for an integer delta), any other value (NULL, text) unchanged --
+    SQLite does no arithmetic on it, so the bound is the current row's peers."""
+    alts = []
+    for a in v.alts:
+        if a.cls is StorageClass.INTEGER and isinstance(delta, int):
+            alts.append(replace(a, term=b.plus(a.term, b.int(delta))))
+        elif a.cls in (StorageClass.INTEGER, StorageClass.REAL):
+            alts.append(Alt(StorageClass.REAL, a.guard,
+                            b.plus(b.to_real(a.term), b.real(Fraction(delta)))))
+        else:
+            alts.append(a)
+    return Value(v.null, tuple(alts))
 
 
 def _key_before(b, keys: tuple[R.SortKey, ...], kx: list[Value], ky: list[Value]

@@ -509,14 +509,16 @@ def window_function_key(name: str) -> str:
 
 
 @st.composite
-def window_frames(draw: Draw) -> str:
+def window_frames(draw: Draw, order_terms: int = 1) -> str:
     unit = draw(st.sampled_from(("ROWS", "GROUPS", "RANGE")))
     i = draw(st.integers(0, len(_FRAME_BOUNDS) - 2))
     j = draw(st.integers(max(i, 1), len(_FRAME_BOUNDS) - 1))
     start, end = _FRAME_BOUNDS[i], _FRAME_BOUNDS[j]
-    if unit == "RANGE":  # an offset needs one numeric ORDER BY term: not modelled
+    if unit == "RANGE" and order_terms != 1:  # an offset needs exactly one ORDER BY term
         start = start if "1" not in start and "2" not in start else "UNBOUNDED PRECEDING"
         end = end if "1" not in end else "CURRENT ROW"
+    elif unit == "RANGE" and draw(st.booleans()):  # RANGE offsets need not be integers
+        start, end = start.replace("1 ", "0.5 "), end.replace("2 ", "1.5 ")
     exclude = draw(st.sampled_from(("", "", " EXCLUDE CURRENT ROW", " EXCLUDE GROUP",
                                     " EXCLUDE TIES", " EXCLUDE NO OTHERS")))
     return f"{unit} BETWEEN {start} AND {end}{exclude}"
@@ -542,7 +544,7 @@ def window_calls(draw: Draw, only: str | None = None) -> str:
     if order:
         parts.append("ORDER BY " + ", ".join(order))
     if spec.frame and draw(st.booleans()):
-        parts.append(draw(window_frames()))
+        parts.append(draw(window_frames(len(order))))
     return f"{name}({args}) OVER ({' '.join(parts)})"
 
 
