@@ -111,11 +111,8 @@ def cmd_check(args) -> int:
     options = dict(bound=args.bound, solver=args.solver, semantics=args.semantics,
                    timeout=args.timeout, now=_now(args), minimize=not args.no_minimize,
                    probe_trials=args.probe_trials, dialect=args.dialect, data=args.data)
+    _realistic_needs_constraints(args)
     if args.data == "realistic":
-        if not args.constraints:
-            raise SystemExit("spotit: error: --data realistic needs --constraints (the "
-                             "constraints assumed to hold: a file, or mined with spotit "
-                             "constraints mine)")
         if schema is not None:
             from spotit.constraints.augment import augment
 
@@ -152,9 +149,17 @@ def cmd_check(args) -> int:
     return 0
 
 
+def _realistic_needs_constraints(args) -> None:
+    if args.data == "realistic" and not args.constraints:
+        raise SystemExit("spotit: error: --data realistic needs --constraints (the "
+                         "constraints assumed to hold: a file or directory, or mined with "
+                         "spotit constraints mine)")
+
+
 def cmd_smtlib(args) -> int:
     if args.bound < 1:
         raise SystemExit("spotit: error: --bound must be at least 1")
+    _realistic_needs_constraints(args)
     if args.benchmark:
         return _smtlib_suite(args)
     missing = [f"--{n}" for n in ("schema", "gold", "pred") if getattr(args, n) is None]
@@ -267,6 +272,7 @@ def cmd_evaluate(args) -> int:
         raise SystemExit("spotit: error: --bound must be at least 1")
     if args.scheduler and args.executor != "dask":
         args.executor = "dask"
+    _realistic_needs_constraints(args)
     _check_benchmark_args(args)
     try:
         preds = dict(parse_named_path(p, "--pred") for p in args.pred or [])
@@ -463,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS; "
                                  "with --benchmark the default is evaluate's)")
     _add_dialect_arg(p)
-    _add_data_arg(p)
+    _add_data_arg(p, ("declared", "sqlite", "realistic"))
     p.add_argument("--out", required=True, help="output directory")
     _add_constraints_arg(p, directory=True)
     p.set_defaults(func=cmd_smtlib)
@@ -517,7 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true",
                    help="for each refutation, search what it needs (NULLs, identical rows, "
                         "repeated values, empty tables; up to --timeout more per pair)")
-    _add_data_arg(p)
+    _add_data_arg(p, ("declared", "sqlite", "realistic"))
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per check (default 60)")
     p.add_argument("--probe-trials", type=int, default=300,
                    help="random databases tried before the solver (0: solver only)")

@@ -66,7 +66,9 @@ def export_smtlib(schema, gold: str, pred: str, *, out_dir: str | Path, bound: i
                   now: datetime | None = None, dialect: str = "sqlite",
                   data: str = "declared") -> list[Path]:
     sch = coerce_schema(schema, db_id)
-    opts = CheckOptions(bound=bound, semantics=Semantics(semantics), data=data)
+    # realistic: the declared domains, over a schema the caller augmented with constraints
+    opts = CheckOptions(bound=bound, semantics=Semantics(semantics),
+                        data="declared" if data == "realistic" else data)
     if now is not None:
         opts.now = now
     if dialect.strip().lower() != "sqlite":

@@ -337,3 +337,39 @@ def test_evaluate_records_the_constrained_verdict(tmp_path, capsys):
     assert c["removed_by_kind"] == {"range": 1}
     assert c["ex_spotit_constrained"] == 1.0  # q0 passes EX-TEST and survives no longer
     assert "removed by kind" in summary_table(summary)
+
+
+def test_evaluate_and_smtlib_under_realistic_data(tmp_path, capsys):
+    """``--data realistic``: the constraints are assumed. price > 10 and price >= 10 differ
+    only at 10 (the hand derivation of test_evaluate_records_the_constrained_verdict);
+    with prices of at least 11 they are equivalent within the bound, and the verdict says
+    it holds under realistic data."""
+    from spotit.experiments.runners import EvaluationSettings, run_evaluation
+    from tests.test_experiments_evaluate import make_benchmark
+
+    paths = make_benchmark(tmp_path)
+    folder = tmp_path / "constraints"
+    folder.mkdir()
+    (folder / "shop.json").write_text(json.dumps({"constraints": [
+        {"kind": "range", "table": "item", "column": "price", "min": 11, "max": 1000}]}))
+    settings = EvaluationSettings("bird", bound=2, timeout=30, probe_trials=0,
+                                  data="realistic")
+    store, run_id = run_evaluation(
+        benchmark="bird", dev=tmp_path / "dev.json", tables=tmp_path / "tables.json",
+        predictions={"A": paths["A"]}, results=tmp_path / "r.sqlite", settings=settings,
+        workers=1, questions="0", constraints=folder)
+    (rec, _), = store.run_records(run_id)
+    assert rec.verdict == "equivalent" and rec.result["data"] == "realistic", rec.reason
+    store.close()
+    # without constraints the level is refused, by name
+    args = ["evaluate", "--benchmark", "bird", "--dev", str(tmp_path / "dev.json"),
+            "--tables", str(tmp_path / "tables.json"), "--pred", f"A={paths['A']}",
+            "--results", str(tmp_path / "r2.sqlite"), "--data", "realistic"]
+    with pytest.raises(SystemExit, match="needs --constraints"):
+        cli.main(args)
+    out = tmp_path / "smt"
+    assert cli.main(["smtlib", "--benchmark", "bird", "--dev", str(tmp_path / "dev.json"),
+                     "--tables", str(tmp_path / "tables.json"), "--pred", f"A={paths['A']}",
+                     "--questions", "0", "--bound", "1", "--out", str(out), "--data",
+                     "realistic", "--constraints", str(folder)]) == 0
+    assert list(out.rglob("*.smt2"))

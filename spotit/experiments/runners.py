@@ -109,18 +109,22 @@ def check_pair(job: PairJob) -> dict[str, Any]:
         out.update(verdict="error", reason=job.prediction.problem or "no prediction",
                    result={})
         return out
-    res = check(_schema(job.ddl), job.question.gold, job.prediction.sql, bound=s["bound"],
+    data = s.get("data", "declared")
+    schema = _schema(job.ddl) if data != "realistic" else _realistic_schema(job)
+    res = check(schema, job.question.gold, job.prediction.sql, bound=s["bound"],
                 solver=s["solver"], semantics=job.semantics, timeout=s["timeout"],
                 now=datetime.fromisoformat(s["now"]), probe_trials=s["probe_trials"],
-                dialect=s.get("dialect", "sqlite"), data=s.get("data", "declared"))
-    if job.constraints is not None:
+                dialect=s.get("dialect", "sqlite"),
+                data="declared" if data == "realistic" else data)
+    res.data = data
+    if job.constraints is not None and data != "realistic":
         res.constrained = _constrained(job, res)
     explained = False
     if s.get("explain") and res.verdict.value == "not_equivalent":
         from spotit.explain import explain
 
         res.explanation = explain(
-            _schema(job.ddl), job.question.gold, job.prediction.sql, res,
+            schema, job.question.gold, job.prediction.sql, res,
             seconds=s["timeout"], bound=s["bound"], solver=s["solver"],
             semantics=job.semantics, now=datetime.fromisoformat(s["now"]),
             dialect=s.get("dialect", "sqlite"), data=s.get("data", "declared"))
@@ -130,6 +134,17 @@ def check_pair(job: PairJob) -> dict[str, Any]:
     out.update(verdict=data["verdict"], reason=data["reason"], seconds=data["seconds"],
                result=data)
     return out
+
+
+def _realistic_schema(job: PairJob):
+    """``--data realistic``: the schema with the constraints its job carries declared in
+    it (none for a database the constraint directory has no file for)."""
+    from spotit.constraints.augment import augment
+    from spotit.constraints.formats import read_native
+
+    schema = _schema(job.ddl)
+    return augment(schema, read_native(job.constraints or {"constraints": []}, schema,
+                                       "constraints"))
 
 
 def _constrained(job: PairJob, res):

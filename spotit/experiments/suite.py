@@ -187,8 +187,9 @@ def _export_pair(benchmark: Benchmark, q: Question, system: str, pred: str, sema
     from spotit.smt.logic import logic_of
     from spotit.smt.walkers import formula_size
 
+    # realistic: the declared domains over the schema the constraints augmented
     checker = Checker(schema, CheckOptions(bound=bound, semantics=Semantics(semantics), now=now,
-                                           data=data))
+                                           data="declared" if data == "realistic" else data))
     gold, pred_sql = q.gold, pred
     if dialect != "sqlite":  # results are matched on the queries as written
         gold, pred_sql = in_sqlite(q.gold, pred, dialect, schema, Semantics(semantics))
