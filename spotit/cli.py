@@ -238,6 +238,9 @@ def cmd_fuzz(args) -> int:
     from spotit.proofs.fuzz import fuzz
     from spotit.proofs.generators import operator_names
 
+    if args.mutants or args.only_mutant:
+        return _fuzz_mutants(args)
+
     if args.only and args.only.upper() not in {*operator_names(), "WINDOW", "RULES"}:
         names = ", ".join(sorted({*operator_names(), "WINDOW", "RULES"}))
         raise SystemExit(f"spotit: error: --only {args.only!r} is not an operator; one of: "
@@ -261,6 +264,30 @@ def cmd_fuzz(args) -> int:
                       solvers=solvers, only=args.only, out_dir=args.out, progress=progress)
     print(json.dumps(report.to_json(), default=str) if args.json else report.summary())
     return 1 if report.discrepancies else 0
+
+
+def _fuzz_mutants(args) -> int:
+    """``spotit fuzz --mutants``: exit 1 when some planted bug was not found."""
+    from spotit.mutants import MUTANTS
+    from spotit.proofs.mutation import run_mutants
+
+    for flag, value in (("--examples", args.examples), ("--minutes", args.minutes),
+                        ("--only", args.only), ("--jobs", args.jobs)):
+        if value is not None:
+            raise SystemExit(f"spotit: error: {flag} does not apply to --mutants "
+                             "(see --minutes-per-mutant)")
+    unknown = [n for n in args.only_mutant or () if n not in MUTANTS]
+    if unknown:
+        raise SystemExit(f"spotit: error: no mutant {', '.join(unknown)}; one of: "
+                         f"{', '.join(MUTANTS)}")
+    if args.minutes_per_mutant <= 0:
+        raise SystemExit("spotit: error: --minutes-per-mutant must be positive")
+    solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
+    progress = None if args.json else (lambda line: print(line, file=sys.stderr, flush=True))
+    report = run_mutants(args.only_mutant, minutes_per_mutant=args.minutes_per_mutant,
+                         seed=args.seed, solvers=solvers, out_dir=args.out, progress=progress)
+    print(json.dumps(report.to_json()) if args.json else report.summary())
+    return 0 if report.found == len(report.results) else 1
 
 
 def cmd_evaluate(args) -> int:
@@ -497,6 +524,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default="spotit-fuzz",
                    help="directory for reproducers (default ./spotit-fuzz)")
+    p.add_argument("--mutants", action="store_true",
+                   help="measure the fuzz: run it against each planted encoding bug "
+                        "(spotit/mutants.py) until it finds it; reproducers go to "
+                        "OUT/mutants/NAME/")
+    p.add_argument("--only-mutant", nargs="+", metavar="NAME",
+                   help="with --mutants: only these mutants (implies --mutants)")
+    p.add_argument("--minutes-per-mutant", type=float, default=2.0,
+                   help="with --mutants: budget per mutant (default 2)")
     p.set_defaults(func=cmd_fuzz)
 
     p = sub.add_parser("evaluate", help="check every prediction of one or more systems on a "

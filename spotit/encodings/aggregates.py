@@ -39,6 +39,7 @@ from spotit.errors import Unsupported
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
 from spotit.ir.types import BINARY, StorageClass
+from spotit.mutants import planted
 
 INT_C, REAL_C, TEXT_C = StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT
 
@@ -61,6 +62,9 @@ def encode_aggregate(enc: Encoder, r: R.Aggregate, env: Env) -> SymRel:
         collations = [S.collation_name(k) for k in r.keys]
         keyed = [collation.keys(enc, k, collations) for k in keys]
         pairs = {(i, j): same_row(b, keyed[j], keyed[i]) for i in range(n) for j in range(i)}
+        if planted("group-by-null-apart"):
+            pairs = {(i, j): b.and_(same, b.not_(b.or_(k.null for k in keyed[i])))
+                     for (i, j), same in pairs.items()}
         groups = []
         for i in range(n):
             same = [b.TRUE if j == i else pairs[max(i, j), min(i, j)] for j in range(n)]
@@ -163,7 +167,7 @@ def _count(enc: Encoder, members: list[FNode], vals: list[Value] | None, distinc
            coll: str) -> Value:
     b = enc.b
     n = len(members)
-    if vals is None:
+    if vals is None or planted("count-null"):
         counted = members
     else:
         counted = [b.and_(members[j], b.not_(vals[j].null)) for j in range(n)]
@@ -217,7 +221,7 @@ def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Va
         alts.append(Alt(INT_C, b.not_(has_real), total_int))
     if not has_real.is_false():
         alts.append(Alt(REAL_C, has_real, total_real))
-    return normalize(b, Value(empty, tuple(alts)))
+    return normalize(b, Value(b.FALSE if planted("sum-empty-zero") else empty, tuple(alts)))
 
 
 def _sums_as_integer(enc: Encoder, v: Value) -> FNode:
@@ -250,6 +254,9 @@ def _extreme(enc: Encoder, members: list[FNode], vals: list[Value], want_max: bo
         better = C.less_than(b, best, keyed[j]) if want_max else C.less_than(b, keyed[j], best)
         take = b.and_(cand, b.or_(best.null, better))
         best = choose(b, take, keyed[j], best)
+    if planted("min-agg-null-smallest") and not want_max:
+        best = Value(b.or_(best.null, *(b.and_(members[j], vals[j].null) for j in range(n))),
+                     best.alts)
     holds = [
         b.and_(members[j], b.not_(vals[j].null), b.not_(best.null),
                C.same_value(b, keyed[j], best))

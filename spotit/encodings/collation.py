@@ -31,6 +31,7 @@ from spotit.encodings.encoder import Encoder
 from spotit.encodings.values import Alt, Value, choose, null_value, text_value
 from spotit.errors import Unsupported
 from spotit.ir.types import BINARY, MODELLED_COLLATIONS, StorageClass
+from spotit.mutants import planted
 
 TEXT_C = StorageClass.TEXT
 
@@ -78,11 +79,16 @@ def _key_alt(enc: Encoder, s: FNode, collation: str) -> Alt:
         t = s.constant_value()
         if collation == "NOCASE":
             t = "".join(c.lower() if c.isascii() else c for c in t)
+            if planted("nocase-ignores-spaces"):
+                t = t.rstrip(" ")
         else:
             t = t.rstrip(" ")
         return Alt(TEXT_C, b.TRUE, b.str(t))
     fn = FUNCTIONS["LOWER" if collation == "NOCASE" else "RTRIM"].encode
-    return fn(enc, [text_value(b, s)]).alts[0]
+    out = fn(enc, [text_value(b, s)]).alts[0]
+    if collation == "NOCASE" and planted("nocase-ignores-spaces"):
+        out = FUNCTIONS["RTRIM"].encode(enc, [text_value(b, out.term)]).alts[0]
+    return out
 
 
 def same(enc: Encoder, x: Value, y: Value, collation: str) -> FNode:

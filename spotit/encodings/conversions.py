@@ -36,6 +36,7 @@ from spotit.encodings.values import (
     truth_of_bool,
 )
 from spotit.ir.types import BINARY, INT64_MAX, INT64_MIN, Affinity, StorageClass
+from spotit.mutants import planted
 from spotit.smt import ops
 
 if TYPE_CHECKING:
@@ -102,6 +103,8 @@ def sort_before(b: Builder, x: Value, y: Value, descending: bool, nulls_first: b
         nulls_first = not descending
     nn = b.and_(b.not_(x.null), b.not_(y.null))
     strictly = less_than(b, y, x) if descending else less_than(b, x, y)
+    if planted("order-nulls-last"):
+        nulls_first = not nulls_first
     first, second = (x, y) if nulls_first else (y, x)
     null_part = b.and_(first.null, b.not_(second.null))
     return b.or_(null_part, b.and_(nn, strictly))
@@ -138,12 +141,16 @@ def compare(enc: Encoder, op: str, x: Value, ax: Affinity, y: Value, ay: Affinit
         cond = b.not_(less_than(b, x, y))
     else:
         raise ValueError(op)
+    if planted("compare-null-false"):
+        return Truth(b.and_(b.not_(null), cond), b.or_(null, b.not_(cond)))
     return truth_of_bool(b, cond, null)
 
 
 def comparison_affinity(enc: Encoder, x: Value, ax: Affinity, y: Value, ay: Affinity
                         ) -> tuple[Value, Value]:
     """Apply the affinity conversions SQLite does before comparing x and y."""
+    if planted("compare-no-affinity") and ax.is_numeric != ay.is_numeric:
+        return x, y
     if ax.is_numeric and not ay.is_numeric:
         return x, numeric_affinity(enc, y)
     if ay.is_numeric and not ax.is_numeric:
@@ -283,8 +290,12 @@ def to_numeric(enc: Encoder, v: Value) -> Value:
         enc.approximate("numeric prefix of long or exponent-form text",
                         b.and_(nt.int_exact, real_exact))
     real_v = b.ite(real_exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
+    int_v = nt.int_value
+    if planted("text-arith-whole"):
+        int_v = b.ite(nt.well_formed, int_v, b.int(0))
+        real_v = b.ite(nt.well_formed, real_v, b.real(0))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
-    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, is_int), nt.int_value))
+    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, is_int), int_v))
     alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)), real_v))
     return normalize(b, Value(v.null, tuple(alts)))
 

@@ -54,6 +54,7 @@ from spotit.encodings.registry import function
 from spotit.encodings.values import Alt, DateParts, Value, real_value, text_value
 from spotit.errors import Unsupported
 from spotit.ir.types import StorageClass
+from spotit.mutants import planted
 from spotit.smt import ops
 
 SECONDS_PER_DAY = 86400
@@ -364,6 +365,8 @@ def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
     d3 = b.ite(over, b.minus(d, dim), d)
     m3 = b.ite(over, b.ite(december, b.int(1), b.plus(m2, b.int(1))), m2)
     y3 = b.ite(b.and_(over, december), b.plus(y2, b.int(1)), y2)
+    if planted("date-month-clamp"):
+        y3, m3, d3 = y2, m2, b.ite(over, dim, d)
     # out of SQLite's range (before 4714 BC or after 9999) is NULL; a year that starts
     # in 0..9999 and moves forward cannot fall below
     out = b.lt(b.int(9999), y3)

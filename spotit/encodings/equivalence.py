@@ -22,6 +22,7 @@ from pysmt.fnode import FNode
 from spotit.encodings.builder import Builder
 from spotit.encodings.encoder import SymRel
 from spotit.encodings.relational import same_row
+from spotit.mutants import planted
 
 
 class Semantics(Enum):
@@ -35,6 +36,10 @@ def differ(b: Builder, r1: SymRel, r2: SymRel, semantics: Semantics) -> FNode:
     rows2 = [r for r in r2.rows if not r.present.is_false()]
     if r1.width != r2.width:
         return b.or_([r.present for r in rows1] + [r.present for r in rows2])
+    if planted("set-as-bag") and semantics is Semantics.SET:
+        return _bag_differ(b, rows1, rows2)
+    if planted("bag-as-set") and semantics is Semantics.BAG:
+        return b.or_(_missing(b, rows1, rows2), _missing(b, rows2, rows1))
     if semantics is Semantics.SET:
         return b.or_(_missing(b, rows1, rows2), _missing(b, rows2, rows1))
     if semantics is Semantics.BAG or r1.order is None or r2.order is None:

@@ -6,6 +6,8 @@ AND/OR/NOT one line each, and ``conversions.py`` for comparison semantics.
 
 from __future__ import annotations
 
+from pysmt.fnode import FNode
+
 from spotit.encodings import collation
 from spotit.encodings import conversions as C
 from spotit.encodings.encoder import Encoder, Env
@@ -20,6 +22,7 @@ from spotit.encodings.values import (
     truth_or,
 )
 from spotit.ir import scalar as S
+from spotit.mutants import planted
 
 
 @encodes(S.Const)
@@ -47,6 +50,9 @@ def encode_is(enc: Encoder, e: S.Is, env: Env) -> Truth:
     x, y = enc.value(e.left, env), enc.value(e.right, env)
     x, y = C.comparison_affinity(enc, x, S.affinity_of(e.left), y, S.affinity_of(e.right))
     same = collation.same(enc, x, y, S.comparison_collation(e.left, e.right))
+    if planted("is-null-unknown"):
+        known = b.not_(b.or_(x.null, y.null))
+        return Truth(b.and_(known, same), b.and_(known, b.not_(same)))
     return Truth(same, b.not_(same))
 
 
@@ -85,7 +91,11 @@ def encode_not(enc: Encoder, e: S.Not, env: Env) -> Truth:
 @encodes(S.Case)
 def encode_case(enc: Encoder, e: S.Case, env: Env) -> Value:
     """The first WHEN that is TRUE (not NULL, not FALSE) picks its result."""
-    cases = [(enc.truth(c, env).t, enc.value(v, env)) for c, v in e.whens]
+    truths = [(enc.truth(c, env), enc.value(v, env)) for c, v in e.whens]
+    if planted("case-null-taken"):
+        cases = [(enc.b.not_(t.f), v) for t, v in truths]
+    else:
+        cases = [(t.t, v) for t, v in truths]
     return choose_many(enc.b, cases, enc.value(e.else_, env))
 
 
@@ -94,7 +104,17 @@ def fn_coalesce(enc: Encoder, args: list[Value]) -> Value:
     """The first non-NULL argument (IFNULL is COALESCE with two arguments)."""
     b = enc.b
     cases = [(b.not_(v.null), v) for v in args[:-1]]
+    if planted("coalesce-empty-as-null"):
+        cases = [(b.and_(g, b.not_(_is_empty_text(enc, v))), v) for g, v in cases]
     return choose_many(b, cases, args[-1])
+
+
+def _is_empty_text(enc: Encoder, v: Value) -> FNode:
+    """The value is the text '' (the coalesce-empty-as-null mutant's test)."""
+    from spotit.ir.types import StorageClass
+
+    b, a = enc.b, v.alt(StorageClass.TEXT)
+    return b.FALSE if a is None else b.and_(a.guard, b.eq(a.term, b.str("")))
 
 
 @function("NULLIF", arity=(2, 2), arg_kinds=("any", "any"), collation=True)

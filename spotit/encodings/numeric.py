@@ -25,6 +25,7 @@ from spotit.encodings.values import Alt, Value, int_value, normalize, null_value
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
 from spotit.ir.types import Affinity, StorageClass
+from spotit.mutants import planted
 
 INT_C, REAL_C = StorageClass.INTEGER, StorageClass.REAL
 
@@ -60,6 +61,10 @@ def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
             qi = q if ay.cls is INT_C else b.real_trunc(q)
             zero_div.append(b.and_(g, b.eq(qi, b.int(0))))
             rem = b.int_rem_trunc(pi, qi)
+            if planted("modulo-floor"):  # the divisor's sign, as Python's %
+                rem = b.ite(b.and_(b.not_(b.eq(rem, b.int(0))),
+                                   b.not_(b.eq(b.lt(rem, b.int(0)), b.lt(qi, b.int(0))))),
+                            b.plus(rem, qi), rem)
             (int_cases if both_int else real_cases).append(
                 (g, rem if both_int else b.to_real(rem))
             )
@@ -67,7 +72,9 @@ def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
         if op == "/":
             zero = b.int(0) if ay.cls is INT_C else b.real(0)
             zero_div.append(b.and_(g, b.eq(q, zero)))
-            if both_int:
+            if both_int and planted("int-division-real"):
+                real_cases.append((g, b.real_div(b.to_real(p), b.to_real(q))))
+            elif both_int:
                 int_cases.append((g, b.int_div_trunc(p, q)))
             else:
                 real_cases.append((g, b.real_div(p, q)))
@@ -124,6 +131,10 @@ def fn_abs(enc: Encoder, args: list[Value]) -> Value:
     for a in x.alts:
         zero = b.int(0) if a.cls is INT_C else b.real(0)
         alts.append(Alt(a.cls, a.guard, b.ite(b.lt(a.term, zero), b.neg(a.term), a.term)))
+    if planted("abs-int-as-real"):
+        return normalize(b, Value(x.null, tuple(
+            Alt(REAL_C, a.guard, b.to_real(a.term) if a.cls is INT_C else a.term)
+            for a in alts)))
     return Value(x.null, tuple(alts))
 
 
@@ -184,6 +195,12 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
     up = b.to_real(b.real_trunc(b.plus(scaled, half)))
     down = b.to_real(b.real_trunc(b.minus(scaled, half)))
     rounded = b.ite(b.le(b.real(0), scaled), up, down)
+    if planted("round-half-even"):  # a tie goes to the even neighbour
+        tie = b.eq(b.minus(scaled, b.to_real(b.real_trunc(scaled))),
+                   b.ite(b.le(b.real(0), scaled), half, b.neg(half)))
+        odd = b.not_(b.eq(b.int_rem_trunc(b.real_trunc(rounded), b.int(2)), b.int(0)))
+        toward_zero = b.to_real(b.real_trunc(scaled))
+        rounded = b.ite(b.and_(tie, odd), toward_zero, rounded)
     return real_value(b, b.real_div(rounded, scale), null)
 
 
@@ -208,6 +225,8 @@ def _scalar_extreme(enc: Encoder, args: list[Value], want_max: bool, collation: 
 
     b = enc.b
     null = b.or_(v.null for v in args)
+    if planted("minmax-skips-null"):
+        return _extreme_of_present(enc, args, want_max, collation)
     best = args[0]
     for v in args[1:]:
         if want_max:
@@ -216,6 +235,21 @@ def _scalar_extreme(enc: Encoder, args: list[Value], want_max: bool, collation: 
             better = b.not_(ordered_before(enc, best, v, collation))
         best = choose(b, better, v, best)
     return Value(null, best.alts)
+
+
+def _extreme_of_present(enc: Encoder, args: list[Value], want_max: bool, collation: str
+                        ) -> Value:
+    """The minmax-skips-null mutant: the extreme of the non-NULL arguments."""
+    from spotit.encodings.collation import ordered_before
+    from spotit.encodings.values import choose
+
+    b = enc.b
+    best = null_value(b)
+    for v in args:
+        better = (ordered_before(enc, best, v, collation) if want_max
+                  else b.not_(ordered_before(enc, best, v, collation)))
+        best = choose(b, b.and_(b.not_(v.null), b.or_(best.null, better)), v, best)
+    return best
 
 
 @function("MAX", arity=(2, None), arg_kinds=("any", "any"), collation=True)

@@ -25,6 +25,7 @@ from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import encodes
 from spotit.encodings.values import Value, null_value
 from spotit.ir import relational as R
+from spotit.mutants import planted
 
 
 class Concat(Sequence):
@@ -132,7 +133,7 @@ def encode_join(enc: Encoder, r: R.Join, env: Env) -> SymRel:
             match = b.and_(rrow.present, cond)
             matches.append(match)
             rows.append(SymRow(b.and_(lrow.present, match), values))
-        if r.kind == "LEFT":
+        if r.kind == "LEFT" and not planted("left-join-no-padding"):
             nulls = tuple(null_value(b) for _ in range(right.width))
             rows.append(SymRow(b.and_(lrow.present, b.not_(b.or_(matches))),
                                Concat(lrow.values, nulls)))
@@ -148,6 +149,9 @@ def distinct_rows(enc: Encoder, rows: Sequence[SymRow], collations: Sequence[str
     b = enc.b
     keyed = [collation.keys(enc, row.values, collations) for row in rows]
     same = [[same_row(b, keyed[j], keyed[i]) for j in range(i)] for i in range(len(rows))]
+    if planted("distinct-nulls-apart"):
+        same = [[b.and_(s, b.not_(b.or_(v.null for v in keyed[i]))) for s in row_same]
+                for i, row_same in enumerate(same)]
     out = []
     for i, row in enumerate(rows):
         dup = b.or_(b.and_(rows[j].present, same[i][j]) for j in range(i))
@@ -222,12 +226,14 @@ def encode_sort(enc: Encoder, r: R.Sort, env: Env) -> SymRel:
         for j in range(i):
             enc.side.append(b.not_(b.eq(tb[i], tb[j])))
     before = [[b.FALSE] * n for _ in range(n)]  # before[j][i]: row j precedes row i
+    strict = [[b.FALSE] * n for _ in range(n)]  # row j sorts strictly before row i
     ties = []
     for i in range(n):
         for j in range(n):
             if i == j:
                 continue
             strictly, tie = _key_before(b, r, keys[j], keys[i])
+            strict[j][i] = strictly
             before[j][i] = b.or_(strictly, b.and_(tie, b.lt(tb[j], tb[i])))
             if j < i:
                 ties.append(b.and_(rows[i].present, rows[j].present, tie))
@@ -238,6 +244,15 @@ def encode_sort(enc: Encoder, r: R.Sort, env: Env) -> SymRel:
                for j in range(n) if j != i])
         for i in range(n)
     ]
+    if planted("limit-with-ties"):
+        # the limit counts the rows strictly before: the rows tied with the last stay
+        limited = [
+            b.sum([b.ite(b.and_(rows[j].present, strict[j][i]), b.int(1), b.int(0))
+                   for j in range(n) if j != i])
+            for i in range(n)
+        ]
+    else:
+        limited = ranks
     out = []
     order = []
     for i, row in enumerate(rows):
@@ -245,12 +260,12 @@ def encode_sort(enc: Encoder, r: R.Sort, env: Env) -> SymRel:
         if r.offset:
             keep = b.and_(keep, b.le(b.int(r.offset), ranks[i]))
         if r.limit is not None:
-            if r.limit == 1 and not r.offset:
+            if r.limit == 1 and not r.offset and limited is ranks:
                 first = b.not_(b.or_(b.and_(rows[j].present, before[j][i])
                                      for j in range(n) if j != i))
                 keep = b.and_(keep, first)
             else:
-                keep = b.and_(keep, b.lt(ranks[i], b.int(r.offset + r.limit)))
+                keep = b.and_(keep, b.lt(limited[i], b.int(r.offset + r.limit)))
         out.append(SymRow(keep, row.values))
         order.append(b.minus(ranks[i], b.int(r.offset)) if r.offset else ranks[i])
     return SymRel(tuple(out), tuple(order), width=src.width)

@@ -29,6 +29,7 @@ from spotit.encodings.values import (
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
 from spotit.ir.types import StorageClass
+from spotit.mutants import planted
 from spotit.smt import ops
 
 SQLITE_MAX_LENGTH = 1_000_000_000  # SQLITE_LIMIT_LENGTH: no text is longer
@@ -81,8 +82,13 @@ def like_regex(pattern: str, escape: str | None):
     return _concat_re(parts)
 
 
+def _folds(ch: str) -> bool:
+    """LIKE matches this pattern character in either case (ASCII letters)."""
+    return ch.isascii() and ch.isalpha() and not planted("like-case-sensitive")
+
+
 def _char_ci(ch: str):
-    if ch.isascii() and ch.isalpha():
+    if _folds(ch):
         return ops.re_union(ops.str_to_re(_S(ch.lower())), ops.str_to_re(_S(ch.upper())))
     return ops.str_to_re(_S(ch))
 
@@ -160,13 +166,15 @@ def encode_like(enc: Encoder, e: S.Like, env: Env) -> Truth:
             esc_char = esc.constant()
             if len(esc_char) != 1:
                 raise Unsupported("ESCAPE expression must be a single character")
+    if planted("like-escape-ignored"):
+        esc_char, esc_null = None, b.FALSE
     pattern = pat.constant()
     operand = C.to_text(enc, enc.value(e.operand, env))
     null_x, s = _text(enc, operand)
     if pattern is None:
         return Truth(b.FALSE, b.FALSE)
     view = operand.alts[0].view if operand.alts else None
-    if isinstance(view, CaseMap) and not e.glob:
+    if isinstance(view, CaseMap) and not e.glob and not planted("like-case-sensitive"):
         s, view = view.source, None  # LIKE folds ASCII case: LIKE(LOWER(x), p) = LIKE(x, p)
     cond = _shaped_like(b, view, pattern, e.glob, esc_char)
     if cond is None:
@@ -220,7 +228,8 @@ def _match(b: Builder, s: FNode, pattern: str, regex, glob: bool, esc) -> FNode:
         if "%" not in core and letters <= MAX_CASE_VARIANT_LETTERS:
             starts, ends = pattern.startswith("%"), pattern.endswith("%")
             forms = []
-            for v in _case_variants(core):
+            spellings = [core] if planted("like-case-sensitive") else _case_variants(core)
+            for v in spellings:
                 lit = b.str(v)
                 if starts and ends:
                     forms.append(b.m.StrContains(s, lit))
@@ -259,7 +268,7 @@ def _positional_like(b: Builder, s: FNode, pattern: str) -> FNode | None:
             continue
         at = b.minus(length, b.int(n - i)) if starts else b.int(i)
         char = m.StrCharAt(s, at)
-        spellings = {ch.lower(), ch.upper()} if ch.isascii() and ch.isalpha() else {ch}
+        spellings = {ch.lower(), ch.upper()} if _folds(ch) else {ch}
         parts.append(b.or_([m.Equals(char, b.str(c)) for c in sorted(spellings)]))
     return b.and_(parts)
 
@@ -307,6 +316,8 @@ def fn_substr(enc: Encoder, args: list[Value]) -> Value:
         return shaped
     ns, s = _text(enc, args[0])
     np1, p1 = _int_arg(enc, args[1])
+    if planted("substr-negative-start"):
+        p1 = b.ite(b.lt(p1, b.int(0)), b.neg(p1), p1)
     nulls = [ns, np1]
     length = b.str_len(s)
     zero = b.int(0)

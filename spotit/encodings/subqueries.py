@@ -15,6 +15,7 @@ from spotit.encodings.registry import encodes
 from spotit.encodings.values import Truth, Value, choose, null_value
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
+from spotit.mutants import planted
 
 
 @encodes(S.Exists)
@@ -40,7 +41,8 @@ def encode_in_subquery(enc: Encoder, e: S.InSubquery, env: Env) -> Truth:
     for row in rel.rows:
         c = C.compare(enc, "=", x, ax, row.values[0], ay, collation)
         t.append(b.and_(row.present, c.t))
-        f.append(b.or_(b.not_(row.present), c.f))
+        unequal = b.not_(c.t) if planted("in-subquery-null-false") else c.f
+        f.append(b.or_(b.not_(row.present), unequal))
     return Truth(b.or_(t), b.and_(f))
 
 

@@ -14,6 +14,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from spotit import mutants
 from spotit.proofs import reproducers
 from spotit.proofs.crashes import CRASH
 from spotit.proofs.generators import (
@@ -37,6 +39,7 @@ from spotit.proofs.generators import (
 )
 from spotit.proofs.pinned import PinnedCase, check_pinned
 from spotit.proofs.queries import check_query_pair, query_pairs
+from spotit.proofs.relations import QueryCase, check_query, query_cases
 from spotit.proofs.rules import check_rules, rule_queries
 from spotit.proofs.tables import TableCase, check_tables
 from spotit.proofs.windows import WindowCase, check_window
@@ -46,10 +49,17 @@ from spotit.proofs.windows import WindowCase, check_window
 EXPRESSION_KINDS = ("any", "num", "text", "bool", "date", "collation", "collation")
 SEMANTICS = ("set", "bag", "list")
 PAIR_BOUND = 2
-# examples per Hypothesis search, per claim (a round runs one search of each)
-BATCH = {"expression": 25, "tables": 10, "query_pair": 4, "window": 10, "rules": 20}
+# examples per Hypothesis search, per claim (a round runs one search of each); table
+# pairs are decided without the solver in milliseconds: many per round cost nothing
+BATCH = {"expression": 25, "tables": 100, "relation": 20, "query_pair": 4, "window": 10,
+         "rules": 20}
 FAILURES = ("divergence", CRASH)  # outcomes that are findings
 SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
+# per solver call of a Thm 1 case (expression, window call, query on a pinned table):
+# most are decided without the solver; the few that reach it and take longer (strings
+# under a NOCASE choice, LAG over ties) are inconclusive, and Hypothesis, which varies
+# the examples it finds slow, would spend the run on them
+SOLVER_TIMEOUT = 4.0
 
 
 @dataclass
@@ -65,6 +75,7 @@ class Discrepancy:
 class FuzzReport:
     expressions_checked: int = 0
     windows_checked: int = 0  # window calls on small pinned tables
+    relations_checked: int = 0  # queries on small pinned tables
     tables_checked: int = 0
     query_pairs_checked: int = 0
     rules_checked: int = 0  # queries whose canonical forms were run against SQLite
@@ -77,6 +88,7 @@ class FuzzReport:
     solvers: tuple[str, ...] = ()
     seed: int = 0
     jobs: int = 1  # worker processes; worker i ran seed * 1000 + i
+    first_found: float | None = None  # seconds into the run of the first wrong answer
 
     @property
     def crashes(self) -> int:
@@ -90,6 +102,7 @@ class FuzzReport:
         return {
             "expressions_checked": self.expressions_checked,
             "windows_checked": self.windows_checked,
+            "relations_checked": self.relations_checked,
             "tables_checked": self.tables_checked,
             "query_pairs_checked": self.query_pairs_checked,
             "rules_checked": self.rules_checked,
@@ -126,6 +139,7 @@ class FuzzReport:
         lines = [
             f"expressions checked (Thm 1):   {self.expressions_checked}",
             f"window calls checked (Thm 1):  {self.windows_checked}",
+            f"queries on tables (Thm 1):     {self.relations_checked}",
             f"table pairs checked (Thm 2):   {self.tables_checked}",
             f"query pairs checked (end to end): {self.query_pairs_checked}",
             f"queries checked (rules):       {self.rules_checked}",
@@ -152,9 +166,10 @@ class _Found(Exception):
 
 
 def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, Any]],
-            examples: int, seed: int, stop_at: float | None) -> tuple[int, Any, Any]:
+            examples: int, seed: int, stop_at: float | None, shrink: bool = True
+            ) -> tuple[int, Any, Any]:
     """Run ``check_one`` on up to ``examples`` cases; return (checked, case, outcome)
-    where case/outcome are the shrunk failing example, or None."""
+    where case/outcome are the (with ``shrink``, shrunk) failing example, or None."""
     state: dict[str, Any] = {"checked": 0, "failure": None, "found_at": None}
 
     def prop(case):
@@ -174,7 +189,8 @@ def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, A
             raise _Found
 
     test = settings(max_examples=examples, database=None, deadline=None,
-                    phases=(Phase.generate, Phase.shrink), print_blob=False,
+                    phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
+                    print_blob=False,
                     suppress_health_check=list(HealthCheck))(given(strategy)(prop))
     try:
         hypothesis_seed(seed)(test)()
@@ -189,13 +205,15 @@ def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, A
 
 def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int = 0,
          solvers: tuple[str, ...] = ("z3",), only: str | None = None,
-         out_dir: str | Path = "spotit-fuzz", progress: Callable[[str], None] | None = None
-         ) -> FuzzReport:
+         out_dir: str | Path = "spotit-fuzz", progress: Callable[[str], None] | None = None,
+         first_only: bool = False) -> FuzzReport:
     """Fuzz the encoder; stop after ``examples`` per claim and solver, or ``minutes``.
 
     With ``only`` (an operator or function name) only expressions whose outermost
     operator is that one are checked (Thm 1), and no tables or query pairs;
-    ``only="RULES"`` checks the canonical-form rules alone.
+    ``only="RULES"`` checks the canonical-form rules alone. With ``first_only`` the
+    run stops at the first wrong answer (not a crash), unshrunk: the mutation suite
+    (:mod:`spotit.proofs.mutation`) times that.
     """
     if examples is None and minutes is None:
         examples = 100
@@ -207,16 +225,20 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
                                         or _window_function(only) is not None)
     targets = {"expression": 0 if window_only or rules_only else examples,
                "tables": 0 if only else examples,
+               "relation": 0 if only else examples,
                "query_pair": 0 if only else (math.ceil(examples / 4) if examples else None),
                "window": examples if window_only or not only else 0,
                "rules": examples if rules_only or not only else 0}
     if examples is None:
         targets = {"expression": 0 if window_only or rules_only else None,
                    "tables": None if not only else 0,
+                   "relation": None if not only else 0,
                    "query_pair": None if not only else 0,
                    "window": None if window_only or not only else 0,
                    "rules": None if rules_only or not only else 0}
-    parts = ("expression", "tables", "query_pair", "window", "rules")
+    # cheapest first (table pairs and queries on pinned tables are mostly decided without
+    # the solver): a round's first findings come before its slow parts have run
+    parts = ("tables", "relation", "expression", "rules", "window", "query_pair")
     # budget per solver; the rules do not use a solver: they run with the first one
     done = {(solver, part): 0 for solver in solvers for part in parts
             if part != "rules" or solver == solvers[0]}
@@ -231,6 +253,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
     def finished() -> bool:
         if stop_at is not None and time.monotonic() > stop_at:
             return True
+        if first_only and report.first_found is not None:
+            return True
         return all(targets[part] is not None and n >= targets[part]
                    for (_, part), n in done.items())
 
@@ -244,14 +268,17 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
                     continue
                 run_seed = seed * 1_000_003 + round_no * 101 + _PART_SALT[part] + len(solver)
                 checked, case, outcome = _run_part(part, solver, n, run_seed, stop_at, only,
-                                                   report)
+                                                   report, shrink=not first_only)
                 done[solver, part] += max(checked, 1) if targets[part] is not None else checked
                 if case is not None:
+                    if report.first_found is None and outcome.kind != CRASH:
+                        report.first_found = time.monotonic() - start
                     _record(report, part, solver, case, outcome, out_dir)
         round_no += 1
         if progress is not None:
             progress(f"round {round_no}: {report.expressions_checked} expressions, "
                      f"{report.windows_checked} window calls, "
+                     f"{report.relations_checked} queries on tables, "
                      f"{report.tables_checked} table pairs, {report.query_pairs_checked} "
                      f"query pairs, {report.rules_checked} rule queries, "
                      f"{len(report.discrepancies)} discrepancies")
@@ -282,7 +309,8 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
                 f"{out.get('reason', 'died')}", "", CRASH))
             continue
         part = out["report"]
-        for name in ("expressions_checked", "windows_checked", "tables_checked",
+        for name in ("expressions_checked", "windows_checked", "relations_checked",
+                     "tables_checked",
                      "query_pairs_checked", "rules_checked",
                      "inconclusive", "unsupported", "spurious_pairs"):
             setattr(total, name, getattr(total, name) + part[name])
@@ -304,7 +332,8 @@ def _fuzz_worker(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {"report": {**report.to_json(), "spurious_pairs": report.spurious_pairs}}
 
 
-_PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2, "window": 3, "rules": 4}
+_PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2, "window": 3, "rules": 4,
+              "relation": 5}
 
 
 ALL_WINDOWS = "WINDOW"  # --only WINDOW: every window function, nothing else
@@ -333,7 +362,9 @@ def _tally(report: FuzzReport, outcome):
 
 
 def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | None,
-              only: str | None, report: FuzzReport):
+              only: str | None, report: FuzzReport, shrink: bool = True):
+    search = partial(_search, shrink=shrink)
+
     if part == "expression":
         # the row first: the expression's literals may be variants of its texts
         # and the data level: a third of the rows hold anything SQLite stores
@@ -345,9 +376,10 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
 
         def one(case):
             expr, row, data = case
-            return _tally(report, check_pinned(_pinned(row, expr, data), solver))
+            return _tally(report, check_pinned(_pinned(row, expr, data), solver,
+                                               SOLVER_TIMEOUT))
 
-        checked, case, outcome = _search(strategy, one, n, run_seed, stop_at)
+        checked, case, outcome = search(strategy, one, n, run_seed, stop_at)
         report.expressions_checked += checked
         return checked, case, outcome
     if part == "window":
@@ -356,10 +388,21 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
 
         def one_window(case):
             rows, call = case
-            return _tally(report, check_window(WindowCase(tuple(rows), call), solver))
+            return _tally(report, check_window(WindowCase(tuple(rows), call), solver,
+                                               SOLVER_TIMEOUT))
 
-        checked, case, outcome = _search(strategy, one_window, n, run_seed, stop_at)
+        checked, case, outcome = search(strategy, one_window, n, run_seed, stop_at)
         report.windows_checked += checked
+        return checked, case, outcome
+    if part == "relation":
+        def one_query_on_tables(case):
+            rows, sql = case
+            outcome = check_query(QueryCase(tuple(rows), sql), solver, SOLVER_TIMEOUT)
+            return _tally(report, outcome)
+
+        checked, case, outcome = search(query_cases(), one_query_on_tables, n, run_seed,
+                                        stop_at)
+        report.relations_checked += checked
         return checked, case, outcome
     if part == "tables":
         strategy = st.tuples(table_pairs(), st.sampled_from(SEMANTICS))
@@ -371,7 +414,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
             report.inconclusive += outcome.kind == "error"
             return outcome.kind, outcome
 
-        checked, case, outcome = _search(strategy, one, n, run_seed, stop_at)
+        checked, case, outcome = search(strategy, one, n, run_seed, stop_at)
         report.tables_checked += checked
         return checked, case, outcome
 
@@ -385,7 +428,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
                     report.rule_cases[name] = report.rule_cases.get(name, 0) + 1
             return outcome.kind, outcome
 
-        return _search(rule_queries(), one_query, n, run_seed, stop_at)
+        return search(rule_queries(), one_query, n, run_seed, stop_at)
 
     def one_pair(case):
         ddl, gold, pred = case
@@ -396,7 +439,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
         report.inconclusive += outcome.verdict == "timeout"
         return outcome.kind, outcome
 
-    checked, case, outcome = _search(query_pairs(), one_pair, n, run_seed, stop_at)
+    checked, case, outcome = search(query_pairs(), one_pair, n, run_seed, stop_at)
     report.query_pairs_checked += checked
     return checked, case, outcome
 
@@ -415,6 +458,12 @@ def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) 
         text = f"{call} on rows {rows}"
         wrong = (f"SQLite {outcome.sqlite_value!r}, encoding {outcome.encoded_value!r} "
                  f"({outcome.detail})")
+    elif part == "relation":
+        rows, sql = case
+        data = reproducers.relation_case(QueryCase(tuple(rows), sql), solver, outcome)
+        text = f"{sql} on rows {rows}"
+        wrong = (f"SQLite {outcome.sqlite_value!r}, encoding {outcome.encoded_value!r} "
+                 f"({outcome.detail})")
     elif part == "rules":
         ddl, sql = case
         data = reproducers.rules_case(sql, ddl, outcome)
@@ -429,5 +478,7 @@ def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) 
         data = reproducers.query_pair_case(gold, pred, PAIR_BOUND, solver, outcome, ddl)
         text, wrong = f"{gold}  VS  {pred}", outcome.detail
     detail = f"{text}: {outcome.detail if outcome.kind == CRASH else wrong}"
+    if mutants.active() is not None:  # a planted bug: the reproducer says which
+        data = {**data, "mutant": mutants.active()}
     path = reproducers.write(out_dir, {**data, "kind": outcome.kind})
     report.discrepancies.append(Discrepancy(part, solver, detail, str(path), outcome.kind))

@@ -148,7 +148,7 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
     "digits": st.sampled_from(["0", "1", "2", "-1"]),
     "pattern": st.one_of(
         st.sampled_from(["'a%'", "'%a'", "'%b%'", "'A_c'", "'%'", "'_'", "''", "'2020%'",
-                         "'%-02-%'", "'1%'", "'a\\%%'"]),
+                         "'%-02-%'", "'1%'", "'a\\%%'", "'%\\%%'", "'%\\_%'", "'\\_%'"]),
         st.text(alphabet="aB%_1 -", max_size=5).map(sql_literal),
     ),
 }
@@ -197,7 +197,9 @@ def collated_comparison(draw: Draw, sub: Expr, kind: str) -> str:
     column = next(c for c in ("sn", "sr", "gs", "s") if c in x.split()[0].strip("+("))
     y = draw(st.one_of(sub(f"variant:{column}"), sub(f"variant:{column}"),
                        st.sampled_from([o for o in COLLATED_OPERANDS if o != x])))
-    form = draw(st.integers(0, 4))
+    form = draw(st.integers(0, 6))
+    if form >= 5 and y.startswith("'"):  # LIKE folds ASCII case, whatever the collation
+        return f"({x} {'NOT ' if draw(st.booleans()) else ''}LIKE {y})"
     if form == 4:
         return f"({x} {'NOT ' if draw(st.booleans()) else ''}IN ({y}, {draw(sub('text'))}))"
     if form == 3:
@@ -208,6 +210,9 @@ def collated_comparison(draw: Draw, sub: Expr, kind: str) -> str:
 
 def _is(draw: Draw, sub: Expr, kind: str) -> str:
     neg = draw(st.sampled_from(("", "NOT ")))
+    if draw(st.booleans()):  # two columns: both NULL now and then (NULL IS NULL is TRUE)
+        x, y = draw(st.lists(st.sampled_from(tuple(COLUMN_KINDS)), min_size=2, max_size=2))
+        return f"({x} IS {neg}{y})"
     return f"({draw(sub('any'))} IS {neg}{draw(sub('any'))})"
 
 
@@ -230,11 +235,15 @@ def _not(draw: Draw, sub: Expr, kind: str) -> str:
 
 def _like(draw: Draw, sub: Expr, kind: str) -> str:
     neg = draw(st.sampled_from(("", "NOT ")))
-    form = draw(st.integers(0, 4))
-    if form == 4:  # a column against its own value in another case or with spaces
+    form = draw(st.integers(0, 5))
+    if form >= 4:  # a column against its own value in another case or with spaces
         column = draw(st.sampled_from(("s", "sn", "sr", "a")))
-        return f"({column} {neg}{draw(st.sampled_from(('LIKE', 'GLOB')))} " \
-               f"{draw(sub(f'variant:{column}'))})"
+        pattern = draw(sub(f"variant:{column}"))
+        if form == 5 and ("%" in pattern or "_" in pattern):
+            # the value as a pattern, its wildcards escaped: ESCAPE on real text
+            escaped = pattern.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            return f"({column} {neg}LIKE {escaped} ESCAPE '\\')"
+        return f"({column} {neg}{draw(st.sampled_from(('LIKE', 'GLOB')))} {pattern})"
     x = draw(sub(draw(st.sampled_from(("text", "date", "any")))))
     if form == 0:
         return f"({x} {neg}GLOB {draw(st.sampled_from(['a*', '*b*', '?B*', '[a-c]*', '2020*']))!r})"

@@ -2,7 +2,8 @@
 
 A reproducer is one JSON file naming the claim it refutes (``expression``:
 Thm 1, ``tables``: Thm 2, ``query_pair``: end to end, ``window``: Thm 1 for
-window functions, ``rules``: the canonical-form rules) and everything needed
+window functions, ``relation``: Thm 1 for queries on small tables, ``rules``: the
+canonical-form rules) and everything needed
 to re-run it without the fuzzer: the schema, the expression or queries, the
 concrete row, tables or database, and both sides' answers when it was found.
 ``replay`` re-runs the check and returns its fresh outcome, so a fixed bug's
@@ -19,6 +20,7 @@ from typing import Any
 
 from spotit.proofs.pinned import PinnedCase, check_pinned
 from spotit.proofs.queries import FUZZ_DDL, check_query_pair
+from spotit.proofs.relations import QueryCase, check_query
 from spotit.proofs.rules import check_rules
 from spotit.proofs.tables import TableCase, check_tables
 from spotit.proofs.windows import WindowCase, check_window
@@ -76,6 +78,15 @@ def window_case(case: WindowCase, solver: str, outcome) -> dict[str, Any]:
     }
 
 
+def relation_case(case: QueryCase, solver: str, outcome) -> dict[str, Any]:
+    return {
+        "part": "relation", "claim": "Thm 1 (queries on tables)", "solver": solver,
+        "rows": [list(r) for r in case.rows], "query": case.sql,
+        "sqlite_value": outcome.sqlite_value, "encoded_value": outcome.encoded_value,
+        "detail": outcome.detail,
+    }
+
+
 def rules_case(sql: str, ddl: str, outcome) -> dict[str, Any]:
     return {
         "part": "rules", "claim": "canonical-form rules", "schema": ddl, "query": sql,
@@ -111,6 +122,8 @@ def replay(path: str | Path, solver: str | None = None):
                                 ddl=case["schema"], known_database=case.get("database"))
     if part == "window":
         return check_window(WindowCase(tuple(map(tuple, case["rows"])), case["call"]), solver)
+    if part == "relation":
+        return check_query(QueryCase(tuple(map(tuple, case["rows"])), case["query"]), solver)
     if part == "rules":
         sems = (case["semantics"],) if case.get("semantics") else ("set", "bag", "list")
         return check_rules(case["query"], case["schema"], semantics=sems,

@@ -10,6 +10,11 @@ is asked:
 - *exact*: where no arbitrary choice matters on these rows (no two rows of a
   partition tie under the window's ORDER BY, or the function does not care) and
   no approximation bites, can any row's value be anything else? (must be UNSAT).
+
+Where the pins leave no choice (no tie to break), every row's value is decided by
+evaluating the formula on them, without the solver, as Thm 1 decides one value
+(:mod:`spotit.proofs.determined`); ``tests/test_relations.py`` checks both paths
+agree.
 """
 
 from __future__ import annotations
@@ -25,7 +30,16 @@ from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
 from spotit.errors import Unsupported
 from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.pinned import PinnedOutcome, _equals, _pins, bound_plan
+from spotit.proofs.determined import determined_value
+from spotit.proofs.pinned import (
+    EVALUATED,
+    EXACT_RANGE_SECONDS,
+    PinnedOutcome,
+    _equals,
+    _matches,
+    _pins,
+    bound_plan,
+)
 from spotit.schema import schema_from_ddl
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
@@ -62,7 +76,10 @@ WindowOutcome = PinnedOutcome
 
 
 @crash_proof(lambda detail: WindowOutcome(CRASH, detail=detail))
-def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0) -> WindowOutcome:
+def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
+                 solver_free: bool = True) -> WindowOutcome:
+    """Thm 1 on a window call; with ``solver_free``, without the solver where the pinned
+    rows determine every value (the outcome's ``path`` says which way)."""
     conn = sqlite3.connect(":memory:")
     conn.execute(case.ddl)
     names = [n for n, _ in WINDOW_COLUMNS]
@@ -96,6 +113,11 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0) ->
             pins += [present, *_pins(b, db, schema, stored[i], "w", i)]
         else:
             pins.append(b.not_(present))
+    if solver_free:
+        known = _evaluated(b, db, enc, pins, [expected[row[0]] for row in stored],
+                           values[:len(stored)], solver, timeout)
+        if known is not None:
+            return known
     outs = []
     for i in range(len(stored)):
         v = values[i]
@@ -128,6 +150,30 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0) ->
     if res.status is not Status.UNSAT:
         return WindowOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
     return WindowOutcome("ok", expected, expected, "exact")
+
+
+def _evaluated(b: Builder, db: SymbolicDatabase, enc: Encoder, pins: list, expected: list,
+               values: list, solver: str, timeout: float) -> WindowOutcome | None:
+    """The outcome without the solver when the pins determine every row's window value
+    (no tie to break, no free choice): as Thm 1 decides one value
+    (:func:`spotit.proofs.determined.determined_value`), row by row."""
+    core = [*db.constraints(enc), *enc.side, *pins]
+    assertions = [*core, *enc.used_definitions(core)]
+    limit = min(timeout, EXACT_RANGE_SECONDS)
+    known = []
+    for v in values:
+        value = determined_value(b, v, assertions, enc.exactness, solver, limit)
+        if value is None:
+            return None
+        known.append(value)
+    for want, value in zip(expected, known, strict=True):
+        if not _matches(want, value):
+            return WindowOutcome("divergence", want, value.value,
+                                 "the encoding cannot produce SQLite's result", path=EVALUATED)
+    if enc.always_approximate or not all(value.exact_range for value in known):
+        return WindowOutcome("ok", expected, expected, "admissible (over-approximated)", False,
+                             EVALUATED)
+    return WindowOutcome("ok", expected, expected, "exact", True, EVALUATED)
 
 
 class _OutSyms:

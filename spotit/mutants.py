@@ -1,0 +1,124 @@
+"""Planted encoding bugs ("mutants"): a measure of what the fuzz can find.
+
+Each mutant is a named switch read at the exact spot of ``spotit/encodings`` where
+the real semantics is written: ``if planted("like-case-sensitive"): ...``. Off by
+default, a switch costs one string comparison. ``spotit fuzz --mutants``
+(:mod:`spotit.proofs.mutation`) turns them on one at a time and times how long
+the fuzz takes to notice; ``tests/test_mutants.py`` shows each one changes a
+verdict SQLite disagrees with.
+
+The active mutant is process state mirrored in the environment variable
+``SPOTIT_MUTANT``, read when this module is imported: a worker process the fuzz
+starts (forked or spawned) runs with the same mutant as its parent. At most one
+mutant is active at a time: they measure one bug each.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+ENV = "SPOTIT_MUTANT"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    family: str  # the operator family the bug is in
+    bug: str  # what the planted code gets wrong (SQLite's behaviour is the opposite)
+
+
+MUTANTS: dict[str, Mutant] = {m.name: m for m in (
+    Mutant("compare-null-false", "comparison with NULL",
+           "x = NULL (and every comparison with a NULL side) is FALSE instead of NULL"),
+    Mutant("is-null-unknown", "IS / IS NOT",
+           "NULL IS NULL is NULL (IS behaves like =) instead of TRUE"),
+    Mutant("compare-no-affinity", "comparison affinity",
+           "a numeric column compared with text does not apply numeric affinity "
+           "(i = '5' is FALSE for i = 5)"),
+    Mutant("like-case-sensitive", "LIKE",
+           "LIKE matches ASCII letters case-sensitively ('A' LIKE 'a' is FALSE)"),
+    Mutant("like-escape-ignored", "LIKE ESCAPE",
+           "the ESCAPE character is ignored: 'a\\%' keeps % a wildcard and '\\' a literal"),
+    Mutant("substr-negative-start", "SUBSTR",
+           "a negative start counts from the start (SUBSTR('abc', -1) is 'abc', not 'c')"),
+    Mutant("date-month-clamp", "date modifiers",
+           "'+N months' clamps the day to the month's end (2021-01-31 +1 month is "
+           "2021-02-28, not 2021-03-03)"),
+    Mutant("text-arith-whole", "affinity of text in arithmetic",
+           "text in arithmetic counts only if it is a number as a whole ('12abc' + 0 is "
+           "0, not 12)"),
+    Mutant("int-division-real", "integer division",
+           "INTEGER / INTEGER is the exact REAL quotient (7 / 2 is 3.5, not 3)"),
+    Mutant("modulo-floor", "integer division",
+           "% takes the divisor's sign (-7 % 2 is 1, not -1)"),
+    Mutant("round-half-even", "ROUND",
+           "ROUND rounds halves to even (ROUND(2.5) is 2.0, not 3.0)"),
+    Mutant("abs-int-as-real", "ABS",
+           "ABS of an INTEGER is REAL (ABS(-3) is 3.0, not 3)"),
+    Mutant("coalesce-empty-as-null", "COALESCE",
+           "COALESCE skips '' as if it were NULL"),
+    Mutant("case-null-taken", "CASE",
+           "a WHEN whose condition is NULL is taken (NULL treated as TRUE)"),
+    Mutant("minmax-skips-null", "MIN/MAX (scalar)",
+           "multi-argument MIN/MAX ignore NULL arguments instead of returning NULL"),
+    Mutant("in-subquery-null-false", "IN with NULL",
+           "x IN (SELECT ...) is FALSE, not NULL, when nothing matches and a row is NULL"),
+    Mutant("nocase-ignores-spaces", "NOCASE",
+           "NOCASE also ignores trailing spaces ('a ' = 'A' under NOCASE)"),
+    Mutant("count-null", "COUNT of NULL",
+           "COUNT(x) counts the rows where x is NULL"),
+    Mutant("sum-empty-zero", "SUM of empty",
+           "SUM over no (non-NULL) rows is 0, not NULL"),
+    Mutant("min-agg-null-smallest", "MIN/MAX (aggregate)",
+           "aggregate MIN takes a NULL as the smallest value instead of skipping it"),
+    Mutant("group-by-null-apart", "GROUP BY of NULL",
+           "rows whose GROUP BY key is NULL each form a group of their own"),
+    Mutant("distinct-nulls-apart", "DISTINCT",
+           "DISTINCT (and UNION, INTERSECT, EXCEPT) keep every row holding a NULL: NULLs "
+           "are not duplicates of each other"),
+    Mutant("limit-with-ties", "LIMIT with ties",
+           "ORDER BY ... LIMIT n also keeps the rows tied with the n-th (FETCH WITH TIES)"),
+    Mutant("order-nulls-last", "ORDER BY NULL order",
+           "NULLs sort last in ascending order (and first in descending)"),
+    Mutant("left-join-no-padding", "LEFT JOIN padding",
+           "LEFT JOIN drops the left rows without a match instead of padding them "
+           "with NULLs"),
+    Mutant("set-as-bag", "set vs bag comparison",
+           "results compared as sets differ when a row's multiplicity differs"),
+    Mutant("bag-as-set", "set vs bag comparison",
+           "results compared as bags are equal when they hold the same distinct rows"),
+)}
+
+_active: str | None = os.environ.get(ENV) or None
+
+
+def planted(name: str) -> bool:
+    """Whether mutant ``name`` is on (always False outside a mutation run)."""
+    return _active is not None and _active == name
+
+
+def active() -> str | None:
+    """The mutant on in this process, if any."""
+    return _active
+
+
+@contextmanager
+def planting(name: str) -> Iterator[Mutant]:
+    """Turn mutant ``name`` on in this process and in processes it starts."""
+    global _active
+    if name not in MUTANTS:
+        raise KeyError(f"no mutant {name!r}; one of: {', '.join(MUTANTS)}")
+    before, env_before = _active, os.environ.get(ENV)
+    _active = name
+    os.environ[ENV] = name
+    try:
+        yield MUTANTS[name]
+    finally:
+        _active = before
+        if env_before is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = env_before

@@ -1,0 +1,206 @@
+"""Queries, checked on one point: a small concrete table, a query over it, and the
+encoding with every cell pinned against SQLite's rows (Thm 1 for whole results).
+
+Thm 1 on expressions sees one row, so it cannot tell how GROUP BY groups NULL
+keys, how DISTINCT treats NULL rows, which rows LIMIT keeps among ties or how a
+LEFT JOIN pads: those only show on several rows. Here the table ``w`` (the window
+table of :mod:`spotit.proofs.windows`: ties, NULLs, a NOCASE column, a column of
+any class) holds up to four rows, a generated query (GROUP BY, aggregates,
+DISTINCT, ORDER BY ... LIMIT, joins, set operations, IN and EXISTS) runs on it in
+SQLite, and the solver is asked, comparing results as bags (``equivalence.differ``):
+
+- *admissible*: can the encoded result be SQLite's rows? (must be SAT);
+- *exact*: where no arbitrary choice matters and no approximation bites, can it
+  be any other bag of rows? (must be UNSAT).
+
+Results are compared exactly, so the generated queries avoid REAL results that
+doubles round (no AVG, no division; the REAL cells are dyadic).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+from pysmt.environment import reset_env
+from pysmt.fnode import FNode
+
+from spotit import encodings  # noqa: F401
+from spotit.encodings.builder import Builder
+from spotit.encodings.database import SymbolicDatabase
+from spotit.encodings.encoder import Encoder, EncoderOptions, SymRel, SymRow
+from spotit.encodings.equivalence import Semantics, differ
+from spotit.encodings.values import constant
+from spotit.errors import Unsupported
+from spotit.proofs.crashes import CRASH, crash_proof
+from spotit.proofs.determined import forced
+from spotit.proofs.generators import window_rows
+from spotit.proofs.leftovers import satisfiable
+from spotit.proofs.pinned import EVALUATED, PinnedOutcome, _pins, bound_plan
+from spotit.proofs.windows import WINDOW_COLUMNS
+from spotit.schema import schema_from_ddl
+from spotit.smt.evaluate import Evaluator
+from spotit.smt.printer import SmtLibWriter
+from spotit.solvers import get_solver
+from spotit.solvers.base import Status
+
+
+@dataclass(frozen=True)
+class QueryCase:
+    rows: tuple[tuple, ...]  # values for the columns after id (id is the row's index)
+    sql: str
+
+    @property
+    def ddl(self) -> str:
+        return f"CREATE TABLE w ({', '.join(f'{n} {t}' for n, t in WINDOW_COLUMNS)});"
+
+
+QueryOutcome = PinnedOutcome
+"""Thm 1 on a query has the same outcomes as on an expression (values: row lists)."""
+
+
+def sqlite_rows(case: QueryCase) -> tuple[list[tuple], list[tuple]]:
+    """SQLite's result rows and the table as stored (raises sqlite3.Error)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(case.ddl)
+    names = [n for n, _ in WINDOW_COLUMNS]
+    conn.executemany(f"INSERT INTO w VALUES ({', '.join('?' for _ in names)})",
+                     [(i, *row) for i, row in enumerate(case.rows)])
+    stored = conn.execute(f"SELECT {', '.join(names)} FROM w ORDER BY id").fetchall()
+    return conn.execute(case.sql).fetchall(), stored
+
+
+@crash_proof(lambda detail: QueryOutcome(CRASH, detail=detail))
+def check_query(case: QueryCase, solver: str = "z3", timeout: float = 20.0,
+                solver_free: bool = True) -> QueryOutcome:
+    """Thm 1 on a query over pinned rows; with ``solver_free``, without the solver where
+    the pins decide the comparison (the outcome's ``path`` says which way)."""
+    try:
+        expected, stored = sqlite_rows(case)
+    except (sqlite3.Error, OverflowError) as e:
+        return QueryOutcome("skipped", detail=f"SQLite raises: {e}")
+    if any(isinstance(v, bytes) for row in expected for v in row):
+        return QueryOutcome("skipped", detail="blob result")
+    schema = schema_from_ddl(case.ddl)
+    plan = bound_plan(case.sql, schema, expected)
+    if isinstance(plan, PinnedOutcome):
+        return plan
+    reset_env()
+    b = Builder()
+    k = max(1, len(case.rows))
+    db = SymbolicDatabase(schema, k, b)
+    enc = Encoder(db, EncoderOptions())
+    try:
+        out = enc.rel(plan)
+        theirs = SymRel(tuple(SymRow(b.TRUE, tuple(constant(b, v) for v in row))
+                              for row in expected), width=out.width)
+        different = differ(b, out, theirs, Semantics.BAG)  # reads (encodes) every cell
+    except Unsupported as e:
+        return QueryOutcome("unsupported", expected, detail=str(e))
+    pins = []
+    for i in range(k):
+        present = db.present("w", i)
+        if i < len(stored):
+            pins += [present, *_pins(b, db, schema, stored[i], "w", i)]
+        else:
+            pins.append(b.not_(present))
+    core = [*db.constraints(enc), *enc.side, *pins]
+    base = [*core, *enc.used_definitions([*core, different])]
+    known = _evaluated(b, base, different, expected, solver, timeout) if solver_free else None
+    if known is not None:
+        return known
+    backend = get_solver(solver)
+    res = backend.check(SmtLibWriter().script([*base, b.not_(different)]), timeout=timeout)
+    if res.status is Status.UNSAT:
+        return QueryOutcome("divergence", expected, None,
+                            "the encoding cannot produce SQLite's rows")
+    if res.status is not Status.SAT:
+        return QueryOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
+    if enc.always_approximate:
+        return QueryOutcome("ok", expected, expected, "admissible (over-approximated)", False)
+    settled = b.and_(*enc.determinism, *enc.exactness)
+    res = backend.check(SmtLibWriter().script([*base, settled]), timeout=timeout)
+    if res.status is not Status.SAT:
+        return QueryOutcome("ok", expected, expected, "admissible (a choice matters)", False)
+    res = backend.check(SmtLibWriter().script([*base, settled, different]), timeout=timeout)
+    if res.status is Status.SAT:
+        return QueryOutcome("divergence", expected, "another bag of rows",
+                            "the encoding also allows another result")
+    if res.status is not Status.UNSAT:
+        return QueryOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
+    return QueryOutcome("ok", expected, expected, "exact")
+
+
+def _evaluated(b: Builder, base: list, different: FNode, expected: list[tuple], solver: str,
+               timeout: float) -> QueryOutcome | None:
+    """The outcome without the solver when the pins decide ``different`` (no tie to
+    break, no choice left): then every model gives the same answer, provided what is
+    left of the assertions has a model (asked once per shape, as Thm 1 does)."""
+    values = forced(b, base)
+    if values is None:
+        return None
+    ev = Evaluator(b.m.env, values)
+    verdict = ev.simplify(different)
+    if not verdict.is_bool_constant():
+        return None
+    rest = [r for f in base if not (r := ev.simplify(f)).is_true()]
+    if rest and satisfiable(rest, solver, min(timeout, 2.0)) is not True:
+        return None
+    if verdict.is_true():
+        return QueryOutcome("divergence", expected, "another bag of rows",
+                            "the encoding cannot produce SQLite's rows", path=EVALUATED)
+    return QueryOutcome("ok", expected, expected, "exact", True, EVALUATED)
+
+
+# --------------------------------------------------------------------------- the queries
+
+_COLUMNS = ("p", "o", "r", "s", "x")
+# a self-join as a derived table with the columns of w: LEFT JOIN pads with NULLs
+_JOINS = tuple(
+    f"(SELECT a.id AS id, a.p AS p, b.o AS o, b.r AS r, a.s AS s, b.x AS x "
+    f"FROM w AS a {kind}JOIN w AS b ON a.{c} = b.{d}) AS j"
+    for kind in ("LEFT ", "LEFT ", "") for c, d in (("p", "o"), ("o", "p"), ("s", "s"))
+)
+_CONDITIONS = ("o > 1", "p IS NULL", "p IS NOT NULL", "s = 'a'", "r < 1", "p = o",
+               "x IN (SELECT o FROM w)", "x NOT IN (SELECT p FROM w)", "o <> 2",
+               "EXISTS (SELECT 1 FROM w AS w2 WHERE w2.o = p)", "s LIKE 'a%'")
+_AGGREGATES = ("COUNT(*)", "COUNT({c})", "SUM({c})", "TOTAL({c})", "MIN({c})", "MAX({c})",
+               "COUNT(DISTINCT {c})")
+_ORDER_TERMS = ("o", "o DESC", "p", "r", "s", "x", "p, o", "o NULLS LAST", "r DESC")
+
+
+@st.composite
+def query_sql(draw) -> str:
+    """A query over ``w`` (or a self-join of it) with the operators that only show on
+    several rows."""
+    source = draw(st.one_of(st.just("w"), st.just("w"), st.sampled_from(_JOINS)))
+    where = f" WHERE {draw(st.sampled_from(_CONDITIONS))}" if draw(st.booleans()) else ""
+    column = st.sampled_from(_COLUMNS)
+    columns = st.lists(column, min_size=1, max_size=2, unique=True).map(", ".join)
+    aggregates = st.lists(st.tuples(st.sampled_from(_AGGREGATES), column).map(
+        lambda a: a[0].format(c=a[1])), min_size=1, max_size=2).map(", ".join)
+    shape = draw(st.sampled_from(("group", "group", "aggregate", "distinct", "limit", "limit",
+                                  "setop", "filter")))
+    if shape == "group":
+        key = draw(columns)
+        return f"SELECT {key}, {draw(aggregates)} FROM {source}{where} GROUP BY {key}"
+    if shape == "aggregate":
+        return f"SELECT {draw(aggregates)} FROM {source}{where}"
+    if shape == "distinct":
+        return f"SELECT DISTINCT {draw(columns)} FROM {source}{where}"
+    if shape == "limit":
+        n = draw(st.integers(1, 2))
+        offset = " OFFSET 1" if draw(st.integers(0, 3)) == 0 else ""
+        order = draw(st.sampled_from(_ORDER_TERMS))
+        return f"SELECT {draw(columns)} FROM {source}{where} ORDER BY {order} LIMIT {n}{offset}"
+    if shape == "setop":
+        op = draw(st.sampled_from(("UNION", "UNION ALL", "INTERSECT", "EXCEPT")))
+        return (f"SELECT {draw(column)} FROM {source}{where} {op} "
+                f"SELECT {draw(column)} FROM w")
+    return f"SELECT id, {draw(columns)} FROM {source}{where or ' WHERE o > 1'}"
+
+
+def query_cases() -> st.SearchStrategy[tuple[list[tuple], str]]:
+    """(rows of w, query): up to four rows, with ties and NULLs (as window calls use)."""
+    return st.tuples(window_rows(), query_sql())
