@@ -293,10 +293,9 @@ class Checker:
                 # the solver is slow on this pair: the longer random search now, not
                 # only once the time is up
                 probed_late = True
-                late = self._probe(extended=True)
-                if late is not None:
-                    return self._probe_verdict(result, late, f"; the solver had proved no "
-                                               f"difference up to k={k - 1}", start)
+                if done := self._late_probe(result, f"; the solver had proved no difference "
+                                            f"up to k={k - 1}", start):
+                    return done
             if _same_at_bound(*forms, k, opts.semantics.value):
                 result.per_bound.append(BoundStat(k, "unsat", 0.0, answers=SAME_AT_BOUND))
                 result.proven_bound = k if not result.spurious else result.proven_bound
@@ -311,10 +310,9 @@ class Checker:
             if (patient and outcome is not None and outcome[0] is Verdict.TIMEOUT
                     and time.monotonic() < search_deadline):
                 probed_late = True
-                late = self._probe(extended=True)
-                if late is not None:
-                    return self._probe_verdict(result, late, f"; the solver had not decided "
-                                               f"at k={k} after {LATE_PROBE_AFTER:g} s", start)
+                if done := self._late_probe(result, f"; the solver had not decided at k={k} "
+                                            f"after {LATE_PROBE_AFTER:g} s", start):
+                    return done
                 outcome = self._solve_bound(k, forms, (gold_plan, pred_plan), gold, pred,
                                             solver, search_deadline, result)
             if outcome is not None:
@@ -325,12 +323,10 @@ class Checker:
                 if found is not None and outcome[0] is not Verdict.NOT_EQUIVALENT:
                     return self._probe_verdict(result, found, f"; the solver could not rule "
                                                f"out a smaller one: {outcome[1]}", start)
-                if outcome[0] is not Verdict.NOT_EQUIVALENT and not probed_late:
-                    # the solver did not decide: a longer random search still may
-                    late = self._probe(extended=True)
-                    if late is not None:
-                        return self._probe_verdict(result, late, f"; the solver did not "
-                                                   f"decide: {outcome[1]}", start)
+                if outcome[0] is not Verdict.NOT_EQUIVALENT and not probed_late and (
+                        done := self._late_probe(result, f"; the solver did not decide: "
+                                                 f"{outcome[1]}", start)):
+                    return done  # the solver did not decide: a longer random search did
                 return self._done(result, outcome[0], outcome[1], start)
             result.proven_bound = k if not result.spurious else result.proven_bound
         if found is not None:
@@ -338,10 +334,9 @@ class Checker:
                        if top and result.proven_bound == top else "")
             return self._probe_verdict(result, found, smaller, start)
         if result.spurious:
-            late = None if probed_late else self._probe(extended=True)
-            if late is not None:
-                return self._probe_verdict(result, late, "; the solver's own candidates were "
-                                           "not confirmed", start)
+            if not probed_late and (done := self._late_probe(
+                    result, "; the solver's own candidates were not confirmed", start)):
+                return done
             last = result.spurious[-1]
             if all(s["tie_only"] for s in result.spurious):
                 reason = (f"no difference on any database of at most {opts.bound} rows per "
@@ -441,6 +436,13 @@ class Checker:
                          nonempty=self.nonempty)
         except (sqlite3.Error, SpotItError, RecursionError, MemoryError):
             return None  # the probe is only a shortcut: the solver search still runs
+
+    def _late_probe(self, result: CheckResult, note: str, start: float
+                    ) -> CheckResult | None:
+        """The longer random search, run once the solver is slow or undecided: the
+        verdict if it finds a counterexample (``note`` says why it ran), else None."""
+        late = self._probe(extended=True)
+        return None if late is None else self._probe_verdict(result, late, note, start)
 
     def _probe_verdict(self, result: CheckResult, found: ProbeResult, note: str,
                        start: float) -> CheckResult:
@@ -879,4 +881,3 @@ def _size(assertions) -> int:
 
 def _out_of_time(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() > deadline
-

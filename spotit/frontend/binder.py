@@ -656,7 +656,8 @@ class _Binder:
             # Arguments see the FROM row; an aggregate inside them is a misuse.
             args = tuple(self.expr(a, scope, clause=f"{name}()") for a in f.args)
             if f.filter is not None:
-                f, args = self._filtered(f, args, scope, f"{name}() FILTER")
+                cond = self.expr(f.filter, scope, clause=f"{name}() FILTER")
+                f, args = _filtered(f, args, cond)
             if f.star or (name == "COUNT" and not args):
                 if name != "COUNT":
                     raise BindError(f"wrong number of arguments to function {name}()", pos=f.pos)
@@ -690,24 +691,6 @@ class _Binder:
             raise BindError("wrong number of arguments to function COALESCE()", pos=f.pos)
         return S.Call(name, args)
 
-    def _filtered(self, f: A.Function, args: tuple[S.Expr, ...], scope: _Scope, clause: str,
-                  outer: str = "", aggs: _AggState | None = None
-                  ) -> tuple[A.Function, tuple[S.Expr, ...]]:
-        """``agg(x) FILTER (WHERE c)`` as ``agg(CASE WHEN c THEN x END)``: an aggregate
-        skips NULLs, so it sees x exactly on the rows where c is true (``COUNT(*)``
-        counts ``CASE WHEN c THEN 1 END``). A value whose collation is not BINARY keeps
-        it only through a column reference, so MIN/MAX/DISTINCT of one is refused."""
-        cond = self.expr(f.filter, scope, clause=outer or clause, aggs=aggs)
-        if f.star or not args:
-            return dataclasses.replace(f, star=False, filter=None), (
-                S.Case(((cond, S.Const(1)),), S.Const(None)),)
-        c = S.collation_of(args[0])
-        if c is not None and c.name != BINARY and (
-                f.distinct or f.name.upper() in ("MIN", "MAX")):
-            raise Unsupported(f"{clause} of a {c.name} value", pos=f.pos)
-        first = S.Case(((cond, args[0]),), S.Const(None))
-        return dataclasses.replace(f, filter=None), (first, *args[1:])
-
     def window_call(self, f: A.Function, scope: _Scope, clause: str, aggs: _AggState | None
                     ) -> S.Expr:
         """``f(...) OVER (...)``: a placeholder for the window operator's column."""
@@ -725,7 +708,8 @@ class _Binder:
         try:
             args = tuple(self.expr(a, scope, clause=clause, aggs=aggs) for a in f.args)
             if f.filter is not None:
-                f, args = self._filtered(f, args, scope, f"{name}() FILTER", clause, aggs)
+                cond = self.expr(f.filter, scope, clause=clause, aggs=aggs)
+                f, args = _filtered(f, args, cond)
             partition = tuple(self.expr(p, scope, clause=clause, aggs=aggs)
                               for p in spec.partition_by)
             order = tuple(self._window_order_key(o, scope, clause, aggs)
@@ -984,6 +968,23 @@ def _frame(text: str, pos) -> R.Frame:
     else:  # a start only: the end is the current row
         start, end = bound(*g[7:10]), R.FrameBound("CURRENT ROW")
     return R.Frame(g[0], start, end, g[10] or "NO OTHERS")
+
+
+def _filtered(f: A.Function, args: tuple[S.Expr, ...], cond: S.Expr
+              ) -> tuple[A.Function, tuple[S.Expr, ...]]:
+    """``agg(x) FILTER (WHERE c)`` as ``agg(CASE WHEN c THEN x END)``: an aggregate
+    skips NULLs, so it sees x exactly on the rows where c is true (``COUNT(*)``
+    counts ``CASE WHEN c THEN 1 END``). A value whose collation is not BINARY keeps
+    it only through a column reference, so MIN/MAX/DISTINCT of one is refused."""
+    if f.star or not args:
+        return dataclasses.replace(f, star=False, filter=None), (
+            S.Case(((cond, S.Const(1)),), S.Const(None)),)
+    c = S.collation_of(args[0])
+    if c is not None and c.name != BINARY and (
+            f.distinct or f.name.upper() in ("MIN", "MAX")):
+        raise Unsupported(f"{f.name.upper()}() FILTER of a {c.name} value", pos=f.pos)
+    first = S.Case(((cond, args[0]),), S.Const(None))
+    return dataclasses.replace(f, filter=None), (first, *args[1:])
 
 
 def bind_row_expression_free(text: str) -> S.Expr:

@@ -49,8 +49,7 @@ def max_rows(rel: R.Rel, k: int) -> int:
         if len(region.leaves) > 1 or region.conds:
             return row_bound(region, [max_rows(x, k) for x in region.leaves])
     if isinstance(rel, R.Distinct):
-        n = max_rows(rel.input, k)
-        return min(n, _distinct_values(rel.input, range(len(rel.input.columns)), k) or n)
+        return _at_most_values(rel.input, list(range(len(rel.input.columns))), k)
     if isinstance(rel, R.Filter | R.Project | R.Window):
         return max_rows(rel.input, k)
     if isinstance(rel, R.Sort):
@@ -62,7 +61,10 @@ def max_rows(rel: R.Rel, k: int) -> int:
     if isinstance(rel, R.Aggregate):
         if not rel.keys:
             return 1
-        return min(max_rows(rel.input, k), _groups(rel, k))
+        keys = [e for e in rel.keys if not isinstance(e, S.Const)]  # a constant: one value
+        if not all(isinstance(e, S.ColumnRef) and e.depth == 0 for e in keys):
+            return max_rows(rel.input, k)
+        return _at_most_values(rel.input, [e.index for e in keys], k)
     if isinstance(rel, R.SetOp):
         left, right = max_rows(rel.left, k), max_rows(rel.right, k)
         return min(left, right) if rel.op == "INTERSECT" else (
@@ -70,15 +72,12 @@ def max_rows(rel: R.Rel, k: int) -> int:
     raise TypeError(f"no row bound for {type(rel).__name__}")
 
 
-def _groups(agg: R.Aggregate, k: int) -> int:
-    """Distinct GROUP BY keys (see ``_distinct_values``); else no better bound."""
-    exprs = list(agg.keys)
-    if any(not (isinstance(e, S.Const) or (isinstance(e, S.ColumnRef) and e.depth == 0))
-           for e in exprs):
-        return max_rows(agg.input, k)
-    found = _distinct_values(agg.input, [e.index for e in exprs
-                                         if isinstance(e, S.ColumnRef)], k)
-    return max_rows(agg.input, k) if found is None else found
+def _at_most_values(rel: R.Rel, columns: list[int], k: int) -> int:
+    """Rows of ``rel`` that differ in ``columns`` (DISTINCT, GROUP BY keys): no more than
+    ``rel`` has, nor than the value tuples those columns can take."""
+    n = max_rows(rel, k)
+    values = _distinct_values(rel, columns, k)
+    return n if values is None else min(n, values)
 
 
 def _distinct_values(rel: R.Rel, columns, k: int) -> int | None:

@@ -37,8 +37,8 @@ from spotit.proofs.crashes import CRASH, crash_proof
 from spotit.proofs.determined import forced
 from spotit.proofs.generators import window_rows
 from spotit.proofs.leftovers import satisfiable
-from spotit.proofs.pinned import EVALUATED, PinnedOutcome, _pins, bound_plan
-from spotit.proofs.windows import WINDOW_COLUMNS
+from spotit.proofs.pinned import EVALUATED, PinnedOutcome, bound_plan
+from spotit.proofs.windows import WINDOW_DDL, stored_table, table_pins
 from spotit.schema import schema_from_ddl
 from spotit.smt.evaluate import Evaluator
 from spotit.smt.printer import SmtLibWriter
@@ -53,7 +53,7 @@ class QueryCase:
 
     @property
     def ddl(self) -> str:
-        return f"CREATE TABLE w ({', '.join(f'{n} {t}' for n, t in WINDOW_COLUMNS)});"
+        return WINDOW_DDL
 
 
 QueryOutcome = PinnedOutcome
@@ -62,12 +62,7 @@ QueryOutcome = PinnedOutcome
 
 def sqlite_rows(case: QueryCase) -> tuple[list[tuple], list[tuple]]:
     """SQLite's result rows and the table as stored (raises sqlite3.Error)."""
-    conn = sqlite3.connect(":memory:")
-    conn.execute(case.ddl)
-    names = [n for n, _ in WINDOW_COLUMNS]
-    conn.executemany(f"INSERT INTO w VALUES ({', '.join('?' for _ in names)})",
-                     [(i, *row) for i, row in enumerate(case.rows)])
-    stored = conn.execute(f"SELECT {', '.join(names)} FROM w ORDER BY id").fetchall()
+    conn, stored = stored_table(case.rows)
     return conn.execute(case.sql).fetchall(), stored
 
 
@@ -98,13 +93,7 @@ def check_query(case: QueryCase, solver: str = "z3", timeout: float = 20.0,
         different = differ(b, out, theirs, Semantics.BAG)  # reads (encodes) every cell
     except Unsupported as e:
         return QueryOutcome("unsupported", expected, detail=str(e))
-    pins = []
-    for i in range(k):
-        present = db.present("w", i)
-        if i < len(stored):
-            pins += [present, *_pins(b, db, schema, stored[i], "w", i)]
-        else:
-            pins.append(b.not_(present))
+    pins = table_pins(b, db, schema, stored, k)
     core = [*db.constraints(enc), *enc.side, *pins]
     base = [*core, *enc.used_definitions([*core, different])]
     known = _evaluated(b, base, different, expected, solver, timeout) if solver_free else None

@@ -64,11 +64,37 @@ class WindowCase:
 
     @property
     def ddl(self) -> str:
-        return f"CREATE TABLE w ({', '.join(f'{n} {t}' for n, t in WINDOW_COLUMNS)});"
+        return WINDOW_DDL
 
     @property
     def sql(self) -> str:
         return f"SELECT id, {self.call} FROM w"
+
+
+WINDOW_DDL = f"CREATE TABLE w ({', '.join(f'{n} {t}' for n, t in WINDOW_COLUMNS)});"
+
+
+def stored_table(rows: tuple[tuple, ...]) -> tuple[sqlite3.Connection, list[tuple]]:
+    """SQLite holding table ``w`` with ``rows`` (id = the row's index), and the rows as
+    SQLite stored them (after the columns' affinities)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(WINDOW_DDL)
+    names = [n for n, _ in WINDOW_COLUMNS]
+    conn.executemany(f"INSERT INTO w VALUES ({', '.join('?' for _ in names)})",
+                     [(i, *row) for i, row in enumerate(rows)])
+    return conn, conn.execute(f"SELECT {', '.join(names)} FROM w ORDER BY id").fetchall()
+
+
+def table_pins(b: Builder, db: SymbolicDatabase, schema, stored: list[tuple], k: int) -> list:
+    """The symbolic table ``w`` of k rows pinned to ``stored`` (later rows absent)."""
+    pins = []
+    for i in range(k):
+        present = db.present("w", i)
+        if i < len(stored):
+            pins += [present, *_pins(b, db, schema, stored[i], "w", i)]
+        else:
+            pins.append(b.not_(present))
+    return pins
 
 
 WindowOutcome = PinnedOutcome
@@ -80,12 +106,7 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
                  solver_free: bool = True) -> WindowOutcome:
     """Thm 1 on a window call; with ``solver_free``, without the solver where the pinned
     rows determine every value (the outcome's ``path`` says which way)."""
-    conn = sqlite3.connect(":memory:")
-    conn.execute(case.ddl)
-    names = [n for n, _ in WINDOW_COLUMNS]
-    conn.executemany(f"INSERT INTO w VALUES ({', '.join('?' for _ in names)})",
-                     [(i, *row) for i, row in enumerate(case.rows)])
-    stored = conn.execute(f"SELECT {', '.join(names)} FROM w ORDER BY id").fetchall()
+    conn, stored = stored_table(case.rows)
     try:
         expected = dict(conn.execute(case.sql).fetchall())
     except sqlite3.Error as e:
@@ -106,13 +127,7 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
         return WindowOutcome("unsupported", expected, detail=str(e))
     if len(values) != k:
         return WindowOutcome("error", expected, detail="the plan does not keep the rows")
-    pins = []
-    for i in range(k):
-        present = db.present("w", i)
-        if i < len(stored):
-            pins += [present, *_pins(b, db, schema, stored[i], "w", i)]
-        else:
-            pins.append(b.not_(present))
+    pins = table_pins(b, db, schema, stored, k)
     if solver_free:
         known = _evaluated(b, db, enc, pins, [expected[row[0]] for row in stored],
                            values[:len(stored)], solver, timeout)
