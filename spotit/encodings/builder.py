@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from pysmt.environment import Environment, get_env
 from pysmt.fnode import FNode
+from pysmt.operators import STR_INDEXOF, STR_LENGTH
 from pysmt.typing import BOOL, INT, REAL, STRING, PySMTType
 
 from spotit.smt import ops
@@ -393,5 +394,47 @@ def small_int_range(t: FNode, limit: int = DIVISOR_CASES) -> frozenset[int] | No
             out = walk(n.arg(0))
         memo[n] = out if out is None or len(out) <= limit else None
         return memo[n]
+
+    return walk(t)
+
+
+# SQLite's SQLITE_MAX_LENGTH: no text or blob is longer, so no LENGTH is larger.
+MAX_TEXT_LENGTH = 1_000_000_000
+
+
+def int_interval(t: FNode) -> tuple[int, int] | None:
+    """Bounds of integer term ``t`` read from its shape (constants, ``ite``, ``+``,
+    ``-``, ``*``, string lengths and positions), or None where a factor is unbounded
+    (a cell, a sum of cells). Used to leave out the overflow case of an arithmetic
+    result that cannot leave 64 bits (``COUNT(*) * 100``, ``LENGTH(s) - 2``)."""
+    memo: dict[FNode, tuple[int, int] | None] = {}
+
+    def walk(n: FNode) -> tuple[int, int] | None:
+        if n in memo:
+            return memo[n]
+        out: tuple[int, int] | None = None
+        if n.is_int_constant():
+            out = (n.constant_value(), n.constant_value())
+        elif n.is_ite():
+            x, y = walk(n.arg(1)), walk(n.arg(2))
+            out = None if x is None or y is None else (min(x[0], y[0]), max(x[1], y[1]))
+        elif n.node_type() == STR_LENGTH:
+            out = (0, MAX_TEXT_LENGTH)
+        elif n.node_type() == STR_INDEXOF:
+            out = (-1, MAX_TEXT_LENGTH)
+        elif n.is_plus() or n.is_minus() or n.is_times():
+            parts = [walk(a) for a in n.args()]
+            if all(p is not None for p in parts):
+                out = parts[0]
+                for p in parts[1:]:
+                    if n.is_plus():
+                        out = (out[0] + p[0], out[1] + p[1])
+                    elif n.is_minus():
+                        out = (out[0] - p[1], out[1] - p[0])
+                    else:
+                        corners = [u * w for u in out for w in p]
+                        out = (min(corners), max(corners))
+        memo[n] = out
+        return out
 
     return walk(t)

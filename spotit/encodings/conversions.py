@@ -261,7 +261,13 @@ def real_text(enc: Encoder, r: FNode) -> FNode:
         enc.approximate("text of a non-integral REAL", integral)
     exact = b.concat(int_text(b, i), b.str(".0"))
     # -0.0 prints as 0.0 and int_text(0) is '0': the same
-    return b.ite(integral, exact, _uf(enc, "real_text", STRING, r))
+    other = _uf(enc, "real_text", STRING, r)
+    if not integral.is_true():
+        # '%!.15g' writes a point ('1.0e+20', '0.1'): never an integer's text; past
+        # the largest double SQLite prints 'Inf'
+        finite = b.and_(b.lt(b.real(-(10**308)), r), b.lt(r, b.real(10**308)))
+        enc.side.append(b.implies(finite, b.m.StrContains(other, b.str("."))))
+    return b.ite(integral, exact, other)
 
 
 def int_text(b: Builder, i: FNode) -> FNode:
@@ -300,6 +306,13 @@ def to_numeric(enc: Encoder, v: Value) -> Value:
     return normalize(b, Value(v.null, tuple(alts)))
 
 
+def saturated_int(b: Builder, r: FNode) -> FNode:
+    """A REAL as CAST makes it INTEGER: truncated toward zero, and beyond 64 bits the
+    nearest 64-bit integer (SQLite's doubleToInt64: CAST(1e20 AS INTEGER) is 2**63-1)."""
+    return b.ite(b.le(b.real(2**63), r), b.int(INT64_MAX),
+                 b.ite(b.le(r, b.real(INT64_MIN)), b.int(INT64_MIN), b.real_trunc(r)))
+
+
 def to_integer(enc: Encoder, v: Value) -> Value:
     """CAST(v AS INTEGER): reals truncate toward zero, text takes its integer prefix."""
     b = enc.b
@@ -312,7 +325,7 @@ def to_integer(enc: Encoder, v: Value) -> Value:
         if a.cls is INT_C:
             terms.append((a.guard, a.term))
         elif a.cls is REAL_C:
-            terms.append((a.guard, b.real_trunc(a.term)))
+            terms.append((a.guard, saturated_int(b, a.term)))
         else:
             nt = numtext.decompose(enc, a.term)
             if not nt.int_exact.is_true():

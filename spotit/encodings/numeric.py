@@ -4,8 +4,9 @@ INTEGER op INTEGER stays INTEGER (``/`` truncates toward zero, ``%`` keeps the
 dividend's sign); anything with a REAL is REAL; ``/`` or ``%`` by zero is NULL;
 text operands are converted to numbers first (``conversions.to_numeric``).
 
-Integers are mathematical integers (SQLite's 64-bit overflow to REAL is not
-modelled); REALs are exact rationals, not doubles. See docs/semantics.md:
+An INTEGER ``+``, ``-``, ``*`` or negation whose result leaves 64 bits is REAL,
+as SQLite's VDBE switches to doubles on overflow; REALs are exact rationals, not
+doubles. See docs/semantics.md:
 results that differ only by double rounding can be reported equivalent, and a
 model that relies on exact rationals is caught by validation on SQLite.
 """
@@ -18,13 +19,13 @@ from pysmt.fnode import FNode
 
 from spotit.encodings import conversions as C
 from spotit.encodings import numtext
-from spotit.encodings.builder import Builder
+from spotit.encodings.builder import Builder, int_interval
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
 from spotit.encodings.values import Alt, Value, int_value, normalize, null_value, real_value
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
-from spotit.ir.types import Affinity, StorageClass
+from spotit.ir.types import INT64_MAX, INT64_MIN, Affinity, StorageClass
 from spotit.mutants import planted
 
 INT_C, REAL_C = StorageClass.INTEGER, StorageClass.REAL
@@ -56,9 +57,10 @@ def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
         both_int = ax.cls is INT_C and ay.cls is INT_C
         p, q = ax.term, ay.term
         if op == "%":
-            # SQLite casts both operands to INTEGER, then takes C's remainder.
-            pi = p if ax.cls is INT_C else b.real_trunc(p)
-            qi = q if ay.cls is INT_C else b.real_trunc(q)
+            # SQLite casts both operands to INTEGER (saturating), then takes C's
+            # remainder.
+            pi = p if ax.cls is INT_C else C.saturated_int(b, p)
+            qi = q if ay.cls is INT_C else C.saturated_int(b, q)
             zero_div.append(b.and_(g, b.eq(qi, b.int(0))))
             rem = b.int_rem_trunc(pi, qi)
             if planted("modulo-floor"):  # the divisor's sign, as Python's %
@@ -80,10 +82,27 @@ def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
                 real_cases.append((g, b.real_div(p, q)))
             continue
         fn = {"+": b.plus, "-": b.minus, "*": b.times}[op]
-        (int_cases if both_int else real_cases).append((g, fn(p, q)))
+        if both_int:
+            _int_or_overflow(b, g, fn(p, q), int_cases, real_cases)
+        else:
+            real_cases.append((g, fn(p, q)))
     if zero_div:
         null = b.or_(null, b.and_(b.not_(null), b.or_(zero_div)))
     return _from_cases(b, null, int_cases, real_cases)
+
+
+def _int_or_overflow(b: Builder, g: FNode, r: FNode, int_cases: list, real_cases: list
+                     ) -> None:
+    """An integer result ``r`` under guard ``g``: INTEGER within 64 bits, else REAL
+    (SQLite redoes the operation in doubles; the exact rational stands for it, as for
+    every REAL)."""
+    bounds = int_interval(r)
+    if bounds is not None and bounds[0] >= INT64_MIN and bounds[1] <= INT64_MAX:
+        int_cases.append((g, r))
+        return
+    fits = b.and_(b.le(b.int(INT64_MIN), r), b.le(r, b.int(INT64_MAX)))
+    int_cases.append((b.and_(g, fits), r))
+    real_cases.append((b.and_(g, b.not_(fits)), b.to_real(r)))
 
 
 @encodes(S.Arith)
@@ -97,7 +116,13 @@ def encode_arith(enc: Encoder, e: S.Arith, env: Env) -> Value:
 def encode_negate(enc: Encoder, e: S.Negate, env: Env) -> Value:
     b = enc.b
     x = C.to_numeric(enc, enc.value(e.operand, env))
-    return Value(x.null, tuple(Alt(a.cls, a.guard, b.neg(a.term)) for a in x.alts))
+    int_cases, real_cases = [], []
+    for a in x.alts:
+        if a.cls is INT_C:  # -(-2**63) is REAL
+            _int_or_overflow(b, a.guard, b.neg(a.term), int_cases, real_cases)
+        else:
+            real_cases.append((a.guard, b.neg(a.term)))
+    return _from_cases(b, x.null, int_cases, real_cases)
 
 
 @encodes(S.StoredAs)
