@@ -90,6 +90,27 @@ class Feature:
                                 f"{self.queries} (its result changes when computed exactly)",
         }[self.kind]
 
+    @property
+    def restriction(self) -> str:
+        """What the search without it assumes, and whether that forbids it exactly."""
+        where = f"{self.table}.{self.column}" if self.column else self.table
+        lits = ", ".join(repr(x) for x in self.literals)
+        return {
+            "null": f"NOT NULL {where} (exact)",
+            "duplicates": f"UNIQUE over every column of {where} (rows with a NULL may "
+                          "still be identical)",
+            "repeated": f"UNIQUE {where} (exact)",
+            "empty": f"{where} has a row (exact)",
+            "stored_type": "the declared data level (exact)",
+            "case_only": f"values of {where} equal under NOCASE are equal"
+                         + (f", and none differs only in case from {lits}" if lits else "")
+                         + " (exact)",
+            "out_of_range": f"{self.rule.describe() if self.rule else ''} (exact)",
+            "text_number": f"no text in {where}: CHECK ({self.column} IS NULL OR "
+                           f"{self.column} < '') (exact)",
+            "inexact_division": "none: cannot be forbidden soundly",
+        }[self.kind]
+
     def present_in(self, counterexample: dict[str, list[dict[str, Any]]], schema: Schema
                    ) -> bool:
         if self.kind == "inexact_division":
@@ -300,7 +321,7 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
     for i, f in enumerate(found):
         left = deadline - time.monotonic()
         entry = {"feature": f.kind, "table": f.table, "column": f.column,
-                 "detail": f.detail, "needed": None}
+                 "detail": f.detail, "restriction": f.restriction, "needed": None}
         out.append(entry)
         if left <= 0.5:
             entry["why"] = "no time left"
@@ -327,7 +348,8 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
     division = inexact_division(schema, gold, pred, result, options.get("now"))
     if division is not None:
         out.append({"feature": division.kind, "table": None, "column": None,
-                    "detail": division.detail, "needed": None, "why": NOT_SEARCHED})
+                    "detail": division.detail, "restriction": division.restriction,
+                    "needed": None, "why": NOT_SEARCHED})
     return out
 
 

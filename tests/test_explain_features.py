@@ -85,6 +85,11 @@ def _case_only(values: list[str], literals: tuple[str, ...] = ()) -> bool:
 def test_case_only_against_a_literal_is_needed():
     gold, pred = "SELECT id FROM t WHERE c = 'abc'", "SELECT id FROM t WHERE LOWER(c) = 'abc'"
     assert _explained(gold, pred)["case_only"] is True
+    res = check(SCHEMA, gold, pred, bound=1)
+    (entry,) = [e for e in explain(SCHEMA, gold, pred, res, bound=1)
+                if e["feature"] == "case_only"]
+    assert entry["restriction"] == ("values of t.c equal under NOCASE are equal, and none "
+                                    "differs only in case from 'abc' (exact)")
     for db in _databases("t", ["abc", "ABC", "aBc", "abd", "x"]):
         cs = [r[1] for r in db["t"]]
         assert _differ(gold, pred, db) == _case_only(cs, ("abc",))
