@@ -27,7 +27,8 @@ the feature, and the answer is then unknown.
 
 One more feature is reported but never searched: an integer division or ROUND whose
 result changes on the counterexample when carried out exactly (the query run again
-on it with ``a / b`` as ``a * 1.0 / b`` and ``ROUND(x, n)`` as ``x``). Forbidding it
+on it with ``a / b`` as ``a * 1.0 / b`` where ``a % b <> 0``, and ``ROUND(x, n)``
+as ``x``). Forbidding it
 would mean assuming every division SQLite *evaluates* is exact; the encoding
 evaluates every division on every symbolic row, present or not, taken branch or not,
 so asserting exactness there would also remove databases without the feature, and a
@@ -356,8 +357,9 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
 def inexact_division(schema: Schema, gold: str, pred: str, result: CheckResult,
                      now: Any = None) -> Feature | None:
     """The inexact-division feature, when a query's result on the counterexample
-    changes with its integer divisions made exact (``a / b`` as ``a * 1.0 / b``) and
-    its ROUND(x, n) as x -- SQLite's answer, both versions rendered from the plan."""
+    changes with its integer divisions made exact (``a / b`` as ``a * 1.0 / b`` where
+    ``a % b`` is not 0) and its ROUND(x, n) as x -- SQLite's answer, both versions
+    rendered from the plan."""
     from spotit.ir import scalar as S
     from spotit.ir.to_sql import plan_sql
     from spotit.ir.walk import rewrite
@@ -365,8 +367,12 @@ def inexact_division(schema: Schema, gold: str, pred: str, result: CheckResult,
 
     def exact(e, _level):
         if isinstance(e, S.Arith) and e.op == "/":
-            return S.Arith("/", S.Arith("*", rewrite(e.left, exact), S.Const(1.0)),
-                           rewrite(e.right, exact))
+            # unchanged (type included) when the division is exact or real: only a
+            # truncating one becomes a real division
+            a, b = rewrite(e.left, exact), rewrite(e.right, exact)
+            return S.Case(((S.Compare("=", S.Arith("%", a, b), S.Const(0)),
+                            S.Arith("/", a, b)),),
+                          S.Arith("/", S.Arith("*", a, S.Const(1.0)), b))
         if isinstance(e, S.Call) and e.name == "ROUND" and e.args:
             return rewrite(e.args[0], exact)
         return None

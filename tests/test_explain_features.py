@@ -157,6 +157,15 @@ def test_inexact_division_is_reported_but_not_searched(capsys, tmp_path):
     g2, p2 = "SELECT a / 2 FROM q WHERE b > 1", "SELECT a / 2 FROM q WHERE b >= 1"
     assert _explained(g2, p2, cex={"q": [{"a": 4, "b": 1}]}) == {}
     assert _explained(g2, p2, cex={"q": [{"a": 5, "b": 1}]}) == {"inexact_division": None}
+    # an exact division whose integer result is then read as text: still exact
+    g3, p3 = "SELECT a / 2 || 'x' FROM q WHERE b > 1", "SELECT a / 2 || 'x' FROM q WHERE b >= 1"
+    assert _explained(g3, p3, cex={"q": [{"a": 4, "b": 1}]}) == {}
+    assert _explained(g3, p3, cex={"q": [{"a": 5, "b": 1}]}) == {"inexact_division": None}
+    # ROUND counts as well: ROUND(a / 3.0, 1) differs from a / 3.0 on a = 1
+    g4, p4 = "SELECT ROUND(a / 3.0, 1) FROM q WHERE b > 1", \
+        "SELECT ROUND(a / 3.0, 1) FROM q WHERE b >= 1"
+    assert _explained(g4, p4, cex={"q": [{"a": 1, "b": 1}]}) == {"inexact_division": None}
+    assert _explained(g4, p4, cex={"q": [{"a": 3, "b": 1}]}) == {}
     schema = tmp_path / "s.sql"
     schema.write_text(DDL)
     base = ["check", "--schema", str(schema), "--bound", "2", "--gold", gold, "--pred", pred]
