@@ -106,7 +106,8 @@ def test_case_only_between_values_is_needed():
 def test_case_only_present_but_not_needed():
     gold, pred = "SELECT c FROM t", "SELECT LOWER(c) FROM t"
     cex = {"t": [{"id": 1, "c": "a"}, {"id": 2, "c": "A"}]}
-    assert _explained(gold, pred, cex=cex) == {"case_only": False}
+    # cvc5: z3 takes seconds on LOWER(c) <> c (either is sound here)
+    assert _explained(gold, pred, cex=cex, solver="cvc5") == {"case_only": False}
     assert _differ(gold, pred, {"t": [(1, "A")]})  # no case-only pair, still a difference
 
 
