@@ -112,6 +112,7 @@ def cmd_check(args) -> int:
                    timeout=args.timeout, now=_now(args), minimize=not args.no_minimize,
                    probe_trials=args.probe_trials, dialect=args.dialect, data=args.data)
     _realistic_needs_constraints(args)
+    cs = None  # assumed constraints: their ranges are features an explanation tests
     if args.data == "realistic":
         if schema is not None:
             from spotit.constraints.augment import augment
@@ -133,7 +134,7 @@ def cmd_check(args) -> int:
         from spotit.explain import explain
 
         res.explanation = explain(schema, args.gold, args.pred, res,
-                                  seconds=min(60.0, args.timeout), **options)
+                                  seconds=min(60.0, args.timeout), constraints=cs, **options)
     if args.save_cex and res.cex_rows is not None and schema is not None:
         path = Path(args.save_cex)
         if path.exists():

@@ -4,8 +4,10 @@ A refutation convinces a person only if the data it needs is data the real
 database could hold. For a confirmed counterexample we collect the features it
 has that real data often lacks -- a NULL in a column, two identical rows, a
 value repeated in a column, an empty table, a value outside its column's declared
-type (``--data sqlite``) -- and for each one search again (solver only, same bound)
-with that feature forbidden:
+type (``--data sqlite``), text values that differ only in letter case, a value
+outside an assumed range (``--constraints``), a text value the queries compare or
+compute with a number -- and for each one search again (same bound) with that
+feature forbidden:
 
 - no difference within K without it (every bound proven): the difference *needs* it;
 - a confirmed counterexample without it: it is *not needed*;
@@ -14,28 +16,62 @@ with that feature forbidden:
 
 Forbidding reuses the constraint machinery (``spotit.constraints``): NOT NULL on the
 column, UNIQUE over the table's columns or over the column, a table assumed non-empty,
-or the ``declared`` data level. Each restriction only removes databases, so a proof
-under it is a proof about the databases without the feature.
+the ``declared`` data level, the range constraint itself, ``CHECK (c IS NULL OR c <
+'')`` (no text in c: every number sorts below the empty text, no text does), and for
+case: ``Table.case_exact`` (two rows' values equal under NOCASE are equal) plus one
+CHECK per text literal L of the queries (``LOWER(c) <> lower(L) OR c = L COLLATE
+BINARY`` for text c). Each restriction removes only databases that have the feature,
+so a proof under it is a proof about the databases without the feature; where it
+removes fewer (UNIQUE ignores rows with a NULL), a new counterexample may still have
+the feature, and the answer is then unknown.
+
+One more feature is reported but never searched: an integer division or ROUND whose
+result changes on the counterexample when carried out exactly (the query run again
+on it with ``a / b`` as ``a * 1.0 / b`` where ``a % b <> 0``, and ``ROUND(x, n)``
+as ``x``). Forbidding it
+would mean assuming every division SQLite *evaluates* is exact; the encoding
+evaluates every division on every symbolic row, present or not, taken branch or not,
+so asserting exactness there would also remove databases without the feature, and a
+proof under it would prove nothing. Its ``needed`` is null, with a ``why``.
 """
 
 from __future__ import annotations
 
+import string
 import time
-from dataclasses import dataclass, replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from spotit.errors import SpotItError
 from spotit.schema import Schema
 from spotit.verdict import CheckResult, Verdict
 
-MAX_FEATURES = 6  # features searched per counterexample (the most specific first)
+MAX_FEATURES = 8  # features searched per counterexample (the most specific first)
+MAX_LITERALS = 12  # text literals a case-only feature is measured against
+# every kind, in the order the report lists them
+KINDS = ("null", "duplicates", "repeated", "empty", "stored_type", "case_only",
+         "out_of_range", "text_number", "inexact_division")
+NOT_SEARCHED = ("cannot be forbidden: the encoding evaluates every division on every "
+                "symbolic row, present or not, so assuming them exact would also remove "
+                "databases where no evaluated division is inexact")
+_FOLD = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def fold(text: str) -> str:
+    """``text`` with ASCII letters lower-cased, as SQLite's LOWER and NOCASE fold."""
+    return text.translate(_FOLD)
 
 
 @dataclass(frozen=True)
 class Feature:
-    kind: str  # null | duplicates | repeated | empty | stored_type
+    kind: str  # one of KINDS
     table: str
     column: str | None = None
+    # case_only: the text literals of the queries its values are compared against
+    literals: tuple[str, ...] = field(default=(), compare=False)
+    rule: Any = field(default=None, compare=False)  # out_of_range: the Range constraint
+    queries: str = field(default="", compare=False)  # inexact_division: which query
 
     @property
     def detail(self) -> str:
@@ -46,11 +82,48 @@ class Feature:
             "repeated": f"a non-NULL value repeated in {where}",
             "empty": f"no rows in {where}",
             "stored_type": "a value outside its column's declared type",
+            "case_only": f"case-only differences in {where} (two values, or a value and a "
+                         "text literal of the queries, equal but for ASCII letter case)",
+            "out_of_range": f"a value out of range in {where} "
+                            f"({self.rule.describe() if self.rule else ''})",
+            "text_number": f"a text value compared or computed with a number in {where}",
+            "inexact_division": "an inexact integer division or rounding in "
+                                f"{self.queries} (its result changes when computed exactly)",
+        }[self.kind]
+
+    @property
+    def restriction(self) -> str:
+        """What the search without it assumes, and whether that forbids it exactly."""
+        where = f"{self.table}.{self.column}" if self.column else self.table
+        lits = ", ".join(repr(x) for x in self.literals)
+        return {
+            "null": f"NOT NULL {where} (exact)",
+            "duplicates": f"UNIQUE over every column of {where} (rows with a NULL may "
+                          "still be identical)",
+            "repeated": f"UNIQUE {where} (exact)",
+            "empty": f"{where} has a row (exact)",
+            "stored_type": "the declared data level (exact)",
+            "case_only": f"values of {where} equal under NOCASE are equal"
+                         + (f", and none differs only in case from {lits}" if lits else "")
+                         + " (exact)",
+            "out_of_range": f"{self.rule.describe() if self.rule else ''} (exact)",
+            "text_number": f"no text in {where}: CHECK ({self.column} IS NULL OR "
+                           f"{self.column} < '') (exact)",
+            "inexact_division": "none: cannot be forbidden soundly",
         }[self.kind]
 
     def present_in(self, counterexample: dict[str, list[dict[str, Any]]], schema: Schema
                    ) -> bool:
+        if self.kind == "inexact_division":
+            return True  # never searched again: nothing to tell apart
+        if self.kind == "out_of_range":
+            return _breaks(self.rule, counterexample, schema)
         rows = _rows_of(counterexample, self.table)
+        if self.kind == "case_only":
+            return _case_only(
+                [v for r in rows if isinstance(v := _get(r, self.column), str)], self.literals)
+        if self.kind == "text_number":
+            return any(isinstance(_get(r, self.column), str) for r in rows)
         if self.kind == "null":
             return any(_get(r, self.column) is None for r in rows)
         if self.kind == "duplicates":
@@ -64,11 +137,16 @@ class Feature:
         return bool(_off_type(counterexample, schema))
 
 
-def features(result: CheckResult, schema: Schema) -> list[Feature]:
-    """The features of ``result``'s counterexample, over what the queries read."""
+def features(result: CheckResult, schema: Schema, gold: str | None = None,
+             pred: str | None = None, constraints: Any = None) -> list[Feature]:
+    """The features of ``result``'s counterexample, over what the queries read. With the
+    queries, also case-only differences and text compared with numbers; with
+    ``constraints`` (a ``ConstraintSet``), values out of its ranges."""
     cex = result.counterexample or {}
     read = result.counterexample_read or {}
+    facts = _QueryFacts.of(schema, [q for q in (gold, pred) if q], result.data)
     found: list[Feature] = []
+    later: list[Feature] = []  # the new kinds, after the older, more common ones
     for table in dict.fromkeys([*read, *cex]):
         t = schema.table(table)
         if t is None:
@@ -93,27 +171,158 @@ def features(result: CheckResult, schema: Schema) -> list[Feature]:
                 f = Feature("repeated", t.name, col)
                 if f.present_in(cex, schema):
                     found.append(f)
+        for col in cols:
+            if col.lower() not in stored:
+                continue
+            f = Feature("case_only", t.name, col, literals=facts.literals)
+            if f.present_in(cex, schema):
+                later.append(f)
+            f = Feature("text_number", t.name, col)
+            if f"{t.name}.{col}".lower() in facts.numeric and f.present_in(cex, schema):
+                later.append(f)
     if result.data == "sqlite" and _off_type(cex, schema):
         found.append(Feature("stored_type", ""))
-    return found[:MAX_FEATURES]
+    if constraints is not None and result.data != "realistic":
+        for rule in constraints.of_kind("range"):
+            if rule.table.lower() in {t.lower() for t in read}:
+                f = Feature("out_of_range", rule.table, rule.column, rule=rule)
+                if f.present_in(cex, schema):
+                    later.append(f)
+    return [*found, *later][:MAX_FEATURES]
+
+
+@dataclass(frozen=True)
+class _QueryFacts:
+    """What the queries do that the new features depend on."""
+
+    literals: tuple[str, ...]  # text literals with an ASCII letter (case can differ)
+    numeric: frozenset[str]  # "table.column" (lower case) compared or computed with numbers
+
+    @classmethod
+    def of(cls, schema: Schema, queries: list[str], data: str | None) -> _QueryFacts:
+        from spotit.ir import relational as R
+        from spotit.ir import scalar as S
+        from spotit.ir.walk import iter_exprs, iter_rels
+
+        literals: dict[str, None] = {}
+        numeric: set[str] = set()
+        for plan in _plans(schema, queries, data):
+            for e, _ in iter_exprs(plan):
+                if isinstance(e, S.Const) and isinstance(e.value, str) and \
+                        any(ch in string.ascii_letters for ch in e.value):
+                    literals.setdefault(e.value)
+                for x in _numeric_operands(e):
+                    numeric.update(_origins(x))
+            for rel in iter_rels(plan):
+                if isinstance(rel, R.Aggregate):
+                    for agg in rel.aggs:
+                        if agg.func in ("SUM", "TOTAL", "AVG") and agg.arg is not None:
+                            numeric.update(_origins(agg.arg))
+        return cls(tuple(literals)[:MAX_LITERALS], frozenset(numeric))
+
+
+def _plans(schema: Schema, queries: list[str], data: str | None) -> list:
+    """The bound plans of ``queries`` (those that bind; features are best effort)."""
+    from spotit.frontend.binder import bind
+    from spotit.frontend.parser import parse
+
+    level = data if data in ("declared", "sqlite") else "declared"
+    out = []
+    for sql in queries:
+        try:
+            out.append(bind(parse(sql), schema.with_data(level)))
+        except Exception:  # only which features to look for depends on it
+            continue
+    return out
+
+
+def _numeric_operands(e) -> list:
+    """The operands ``e`` treats as numbers: both sides of arithmetic, what a CAST to a
+    numeric type or ABS/ROUND takes, and a side compared with a numeric expression."""
+    from spotit.ir import scalar as S
+
+    if isinstance(e, S.Arith):
+        return [e.left, e.right]
+    if isinstance(e, S.Negate):
+        return [e.operand]
+    if isinstance(e, S.Cast) and e.target.is_numeric:
+        return [e.operand]
+    if isinstance(e, S.Call) and e.name in ("ABS", "ROUND"):
+        return list(e.args[:1])
+    if isinstance(e, S.Compare | S.Is):
+        return [x for x, other in ((e.left, e.right), (e.right, e.left)) if _is_numeric(other)]
+    return []
+
+
+def _is_numeric(e) -> bool:
+    from spotit.ir import scalar as S
+
+    while isinstance(e, S.Collate):
+        e = e.operand
+    if isinstance(e, S.Const):
+        return isinstance(e.value, int | float) and not isinstance(e.value, bool)
+    if isinstance(e, S.Negate | S.Arith):
+        return True
+    if isinstance(e, S.Cast):
+        return e.target.is_numeric
+    if isinstance(e, S.ColumnRef):
+        return e.affinity.is_numeric
+    return isinstance(e, S.Call) and e.name in ("LENGTH", "ABS", "ROUND", "INSTR")
+
+
+def _origins(e) -> set[str]:
+    """The base columns (``table.column``, lower case) an operand is, through COLLATE."""
+    from spotit.ir import scalar as S
+
+    while isinstance(e, S.Collate):
+        e = e.operand
+    origin = getattr(getattr(e, "collation", None), "origin", None) \
+        if isinstance(e, S.ColumnRef) else None
+    return {origin.lower()} if origin else set()
+
+
+def _case_only(values: list[str], literals: tuple[str, ...]) -> bool:
+    """Two of ``values``, or one and a literal, differ but are equal folded."""
+    by_fold: dict[str, set[str]] = {}
+    for v in values:
+        by_fold.setdefault(fold(v), set()).add(v)
+    if any(len(vs) > 1 for vs in by_fold.values()):
+        return True
+    return any(lit not in by_fold.get(fold(lit), {lit}) for lit in literals)
+
+
+def _breaks(rule: Any, counterexample: dict, schema: Schema) -> bool:
+    """SQLite says the counterexample breaks ``rule`` (True when it cannot say: the
+    feature is then never ruled out on this counterexample)."""
+    from spotit.constraints.model import ConstraintSet
+    from spotit.constraints.violations import violations
+
+    rows = {t: [tuple(r.values()) for r in rs] for t, rs in counterexample.items()}
+    try:
+        return bool(violations(schema, rows, ConstraintSet((rule,))))
+    except Exception:
+        return True
 
 
 def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
-            seconds: float = 60.0, **options: Any) -> list[dict[str, Any]]:
+            seconds: float = 60.0, constraints: Any = None, **options: Any
+            ) -> list[dict[str, Any]]:
     """``[{"feature", "detail", "needed"}]`` for a confirmed counterexample (empty for
     any other verdict). ``options`` are ``check``'s (bound, solver, semantics, now,
-    dialect, data); ``seconds`` is the budget for all the searches together."""
+    dialect, data); ``seconds`` is the budget for all the searches together;
+    ``constraints`` (a ``ConstraintSet`` resolved against ``schema``) gives the ranges
+    a value can be out of."""
     from spotit.pipeline import check
 
     if result.verdict is not Verdict.NOT_EQUIVALENT or result.counterexample is None:
         return []
-    found = features(result, schema)
+    found = features(result, schema, gold, pred, constraints)
     out = []
     deadline = time.monotonic() + seconds
     for i, f in enumerate(found):
         left = deadline - time.monotonic()
         entry = {"feature": f.kind, "table": f.table, "column": f.column,
-                 "detail": f.detail, "needed": None}
+                 "detail": f.detail, "restriction": f.restriction, "needed": None}
         out.append(entry)
         if left <= 0.5:
             entry["why"] = "no time left"
@@ -124,8 +333,9 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
             entry["why"] = f"cannot forbid it: {e}"
             continue
         share = left / (len(found) - i)
-        # the random search keeps keys and NOT NULL, not "non-empty": solver alone there
-        trials = 0 if f.kind == "empty" else 100
+        # the random search keeps keys, NOT NULL and CHECK, not "non-empty" nor
+        # case_exact: solver alone there
+        trials = 0 if f.kind in ("empty", "case_only") else 100
         res = check(restricted, gold, pred, **{**opts, "timeout": share,
                                                "probe_trials": trials, "minimize": False})
         if res.verdict is Verdict.EQUIVALENT:
@@ -136,14 +346,76 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
         else:
             entry["why"] = (res.reason if res.verdict is not Verdict.NOT_EQUIVALENT else
                             "the counterexample found without it has it too")
+    division = inexact_division(schema, gold, pred, result, options.get("now"))
+    if division is not None:
+        out.append({"feature": division.kind, "table": None, "column": None,
+                    "detail": division.detail, "restriction": division.restriction,
+                    "needed": None, "why": NOT_SEARCHED})
     return out
+
+
+def inexact_division(schema: Schema, gold: str, pred: str, result: CheckResult,
+                     now: Any = None) -> Feature | None:
+    """The inexact-division feature, when a query's result on the counterexample
+    changes with its integer divisions made exact (``a / b`` as ``a * 1.0 / b`` where
+    ``a % b`` is not 0) and its ROUND(x, n) as x -- SQLite's answer, both versions
+    rendered from the plan."""
+    from spotit.ir import scalar as S
+    from spotit.ir.to_sql import plan_sql
+    from spotit.ir.walk import rewrite
+    from spotit.validate import build_database
+
+    def exact(e, _level):
+        if isinstance(e, S.Arith) and e.op == "/":
+            # unchanged (type included) when the division is exact or real: only a
+            # truncating one becomes a real division
+            a, b = rewrite(e.left, exact), rewrite(e.right, exact)
+            return S.Case(((S.Compare("=", S.Arith("%", a, b), S.Const(0)),
+                            S.Arith("/", a, b)),),
+                          S.Arith("/", S.Arith("*", a, S.Const(1.0)), b))
+        if isinstance(e, S.Call) and e.name == "ROUND" and e.args:
+            return rewrite(e.args[0], exact)
+        return None
+
+    if now is not None:
+        from spotit.frontend.now import pin_now
+
+        gold, pred = pin_now(gold, now), pin_now(pred, now)
+    rows = {t: [tuple(r.values()) for r in rs]
+            for t, rs in (result.counterexample or {}).items()}
+    changed = []
+    try:
+        conn = build_database(schema, rows)
+    except Exception:  # a counterexample the schema cannot hold here
+        return None
+    try:
+        for who, sql in (("the gold query", gold), ("the predicted query", pred)):
+            plan = _plans(schema, [sql], result.data)
+            if not plan:
+                continue
+            changed_plan = rewrite(plan[0], exact)
+            if changed_plan == plan[0]:
+                continue
+            try:
+                before = conn.execute(plan_sql(plan[0], schema)).fetchall()
+                after = conn.execute(plan_sql(changed_plan, schema)).fetchall()
+            except Exception:  # a plan SQL cannot render: not measured
+                continue
+            if Counter(before) != Counter(after):  # 4 and 4.0 equal, as BIRD compares
+                changed.append(who)
+    finally:
+        conn.close()
+    if not changed:
+        return None
+    return Feature("inexact_division", "", queries=" and ".join(changed))
 
 
 def _without(f: Feature, schema: Schema, options: dict[str, Any]
              ) -> tuple[Schema, dict[str, Any]]:
     """The schema (and check options) under which ``f`` cannot occur."""
-    from spotit.constraints.augment import augment
+    from spotit.constraints.augment import augment, with_checks
     from spotit.constraints.model import ConstraintSet, NotNull, Unique
+    from spotit.constraints.sql import literal, q
 
     if f.kind == "stored_type":
         return schema, {**options, "data": "declared"}
@@ -153,7 +425,19 @@ def _without(f: Feature, schema: Schema, options: dict[str, Any]
         tables = tuple(replace(t, nonempty=True) if t.name == f.table else t
                        for t in schema.tables)
         return replace(schema, tables=tables, cache={}), options
+    if f.kind == "out_of_range":
+        return augment(schema, ConstraintSet((f.rule,))), options
     t = schema.require_table(f.table)
+    col = q(f.column or "")
+    if f.kind == "text_number":  # no text in the column: only numbers sort below ''
+        return with_checks(schema, t.name, [f"{col} IS NULL OR {col} < ''"]), options
+    if f.kind == "case_only":
+        checks = [f"{col} IS NULL OR {col} < '' OR LOWER({col}) <> {literal(fold(lit))} "
+                  f"OR {col} = {literal(lit)} COLLATE BINARY" for lit in f.literals]
+        restricted = with_checks(schema, t.name, checks)
+        tables = tuple(replace(x, case_exact=(*x.case_exact, t.column(f.column).name))
+                       if x.name == t.name else x for x in restricted.tables)
+        return replace(restricted, tables=tables, cache={}), options
     if f.kind == "null":
         c = NotNull(t.name, f.column)
     elif f.kind == "repeated":

@@ -111,7 +111,9 @@ def format_explanation(res: CheckResult) -> list[str]:
     """``needs: ...`` / ``does not need: ...`` lines (spotit.explain)."""
     needed = [e["detail"] for e in res.explanation if e["needed"] is True]
     free = [e["detail"] for e in res.explanation if e["needed"] is False]
-    unknown = [e["detail"] for e in res.explanation if e["needed"] is None]
+    unknown = [e["detail"] + (f" ({e['why']})" if e.get("feature") == "inexact_division"
+                              and e.get("why") else "")
+               for e in res.explanation if e["needed"] is None]
     lines = []
     if needed:
         lines.append(f"needs: {'; '.join(needed)} (no difference without "

@@ -123,6 +123,9 @@ class Table:
     # determinant columns are non-NULL and equal have equal dependent columns
     functional_dependencies: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
     nonempty: bool = False  # assumed to hold at least one row (an explanation's search)
+    # assumed (an explanation's search): two rows' non-NULL values of each of these
+    # columns that are equal under NOCASE are equal (no values differing only in case)
+    case_exact: tuple[str, ...] = ()
 
     @property
     def has_rowid(self) -> bool:

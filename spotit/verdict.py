@@ -73,7 +73,8 @@ class CheckResult:
     counterexample_columns: dict[str, list[str]] | None = None
     # per table, the columns the queries read (the rest only fill the rows)
     counterexample_read: dict[str, list[str]] | None = None
-    # what the difference relies on (spotit.explain): [{"feature", "detail", "needed"}]
+    # what the difference relies on (spotit.explain): [{"feature", "table", "column",
+    # "detail", "restriction", "needed", "why"?}]
     explanation: list[dict[str, Any]] = field(default_factory=list)
     gold_result: list[tuple] | None = None
     pred_result: list[tuple] | None = None

@@ -80,7 +80,19 @@ def augment(schema: Schema, constraints: ConstraintSet) -> Schema:
     against it, see ``spotit.constraints.refs``)."""
     if not len(constraints):
         return schema
-    additions = _additions(schema, constraints)
+    return _declare(schema, _additions(schema, constraints))
+
+
+def with_checks(schema: Schema, table: str, checks: list[str]) -> Schema:
+    """``schema`` with ``CHECK (e)`` declared on ``table`` for each SQL expression ``e``
+    (an explanation's restriction that no constraint kind states)."""
+    if not checks:
+        return schema
+    name = schema.require_table(table).name
+    return _declare(schema, {name: _Additions(extra=[f"CHECK ({c})" for c in checks])})
+
+
+def _declare(schema: Schema, additions: dict[str, _Additions]) -> Schema:
     conn = schema.create_database()
     try:
         rows = conn.execute(

@@ -162,6 +162,7 @@ class SymbolicDatabase:
             out.extend(self._foreign_key_constraints(t))
             out.extend(self._rule_constraints(t))
             out.extend(self._functional_dependency_constraints(t))
+            out.extend(self._case_exact_constraints(t))
         for t in used:
             if hidden_rowid(t) and self._column_read(t, len(t.columns)):
                 rid = len(t.columns)
@@ -263,6 +264,25 @@ class SymbolicDatabase:
                     out.append(b.implies(agree, b.and_(*(
                         same(self._enc, self.cell(t.name, r, j), self.cell(t.name, s, j),
                              t.columns[j].collation) for j in ys))))
+        return out
+
+    def _case_exact_constraints(self, t: Table) -> list[FNode]:
+        """Assumed for ``t.case_exact`` columns: two present rows whose values are equal
+        under NOCASE (ASCII case folded, NULL equal to NULL) are equal under BINARY, so
+        no two values differ only in letter case (numbers are untouched by NOCASE)."""
+        from spotit.encodings.collation import same
+
+        b = self.b
+        out = []
+        for name in t.case_exact:
+            j = t.column_index(name)
+            for r in range(self.k):
+                for s in range(r):
+                    x, y = self.cell(t.name, r, j), self.cell(t.name, s, j)
+                    out.append(b.implies(
+                        b.and_(self.present(t.name, r), self.present(t.name, s),
+                               same(self._enc, x, y, "NOCASE")),
+                        same(self._enc, x, y, BINARY)))
         return out
 
     def _rule_constraints(self, t: Table) -> list[FNode]:

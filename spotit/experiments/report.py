@@ -164,10 +164,25 @@ def explanations_summary(pairs: list[Pair]) -> dict[str, Any] | None:
         return None
     needs = Counter(e["feature"] for p in explained for e in p.rec.result["explanation"]
                     if e.get("needed") is True)
+    has = Counter(k for p in explained
+                  for k in {e["feature"] for e in p.rec.result["explanation"]})
     nothing = sum(1 for p in explained
                   if not any(e.get("needed") for e in p.rec.result["explanation"]))
     return {"explained": len(explained), "needs": dict(sorted(needs.items())),
+            "has": dict(sorted(has.items(), key=lambda kv: _kind_order(kv[0]))),
             "needs_none_found": nothing}
+
+
+def _kind_order(kind: str) -> tuple[int, str]:
+    from spotit.explain import KINDS
+
+    return (KINDS.index(kind) if kind in KINDS else len(KINDS), kind)
+
+
+def _feature_kinds(explained: dict[str, dict[str, Any]]) -> list[str]:
+    """The feature kinds any system's refutations have (or need), in KINDS order."""
+    return sorted({k for e in explained.values() for k in (*e["needs"], *e.get("has", {}))},
+                  key=_kind_order)
 
 
 def load_run(store_path: str | Path, run_id: int | None = None
@@ -459,11 +474,13 @@ def summary_table(summary: dict[str, Any]) -> str:
                                    "survive", "removed", "undecided", "removed by kind"], rows))
     explained = {n: s["explanations"] for n, s in systems.items() if s.get("explanations")}
     if explained:
-        kinds = sorted({k for e in explained.values() for k in e["needs"]})
-        rows = [[n, str(e["explained"]), *(str(e["needs"].get(k, 0)) for k in kinds),
+        kinds = _feature_kinds(explained)
+        rows = [[n, str(e["explained"]),
+                 *(f"{e['needs'].get(k, 0)}/{e.get('has', {}).get(k, 0)}" for k in kinds),
                  str(e["needs_none_found"])] for n, e in explained.items()]
         tables.append(_text_table(["system", "refutations explained",
-                                   *(f"need {k}" for k in kinds), "need none of them"], rows))
+                                   *(f"need {k}/has" for k in kinds), "need none of them"],
+                                  rows))
     return "\n\n".join([*tables, "\n".join(notes)])
 
 
@@ -848,12 +865,15 @@ def _assumptions_table(summary: dict[str, Any]) -> str:
                         "removed by kind"], rows))
     explained = {n: s["explanations"] for n, s in systems.items() if s.get("explanations")}
     if explained:
-        kinds = sorted({k for e in explained.values() for k in e["needs"]})
-        rows = [[n, e["explained"], *(e["needs"].get(k, 0) for k in kinds),
+        kinds = _feature_kinds(explained)
+        rows = [[n, e["explained"],
+                 *(f"{e['needs'].get(k, 0)}/{e.get('has', {}).get(k, 0)}" for k in kinds),
                  e["needs_none_found"]] for n, e in explained.items()]
         out.append('<h3>What the refutations need</h3><p>Refutations by the features they '
-                   'need (<a href="#needs">index of the pairs</a>).</p>' + _count_table(
-                       ["System", "explained", *(f"need {k}" for k in kinds),
+                   'need, of those whose counterexample has the feature (an inexact '
+                   'division is never searched again: it is only had, never needed; '
+                   '<a href="#needs">index of the pairs</a>).</p>' + _count_table(
+                       ["System", "explained", *(f"need {k}/has" for k in kinds),
                         "need none of them"], rows))
     return "".join(out)
 
@@ -862,13 +882,18 @@ def _feature_index(refuted: list[Pair], anchors: dict[tuple[str, str], str],
                    systems: list[str]) -> str:
     """Refuted pairs by what they need (``--explain``): a filter that needs no script."""
     kinds: dict[str, str] = {}
+
+    def listed(e: dict[str, Any]) -> bool:  # needed, or had and never searched again
+        return e.get("needed") is True or e["feature"] == "inexact_division"
+
     for p in refuted:
         for e in (p.rec.result or {}).get("explanation") or []:
-            if e.get("needed") is True:
+            if listed(e):
                 kinds.setdefault(e["feature"], e["detail"].split(" in ")[0])
     if not kinds:
         return ""
-    head = "".join(f"<th>needs {_e(label)}</th>" for label in kinds.values())
+    head = "".join(f"<th>{'has' if k == 'inexact_division' else 'needs'} {_e(label)}</th>"
+                   for k, label in kinds.items())
     rows = []
     for name in systems:
         cells = []
@@ -876,13 +901,14 @@ def _feature_index(refuted: list[Pair], anchors: dict[tuple[str, str], str],
             links = [f'<a href="#{_e(anchors[(p.rec.system, p.rec.question_id)])}">'
                      f"{_e(p.rec.question_id)}</a>" for p in refuted
                      if p.rec.system == name and any(
-                         e.get("needed") is True and e["feature"] == kind
+                         listed(e) and e["feature"] == kind
                          for e in (p.rec.result or {}).get("explanation") or [])]
             cells.append(f'<td class="idx">{"".join(links) or "-"}</td>')
         rows.append(f"<tr><th>{_e(name)}</th>{''.join(cells)}</tr>")
     return ('<h3 id="needs">By what the difference needs</h3><p>A refutation needs a '
             "feature when no difference exists within the bound without it (searched "
-            "again with the feature forbidden).</p>"
+            "again with the feature forbidden); an inexact integer division or rounding, "
+            "which cannot be forbidden, is listed when the counterexample has it.</p>"
             f'<table class="wide"><thead><tr><th>System</th>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>")
 

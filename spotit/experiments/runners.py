@@ -121,10 +121,15 @@ def check_pair(job: PairJob) -> dict[str, Any]:
         res.constrained = _constrained(job, res)
     explained = False
     if s.get("explain") and res.verdict.value == "not_equivalent":
+        from spotit.constraints.formats import read_native
         from spotit.explain import explain
 
+        ranges = None  # the assumed constraints: a value out of their ranges is a feature
+        if job.constraints is not None and data != "realistic":
+            with contextlib.suppress(SpotItError):
+                ranges = read_native(job.constraints, schema, "constraints")
         res.explanation = explain(
-            schema, job.question.gold, job.prediction.sql, res,
+            schema, job.question.gold, job.prediction.sql, res, constraints=ranges,
             seconds=s["timeout"], bound=s["bound"], solver=s["solver"],
             semantics=job.semantics, now=datetime.fromisoformat(s["now"]),
             dialect=s.get("dialect", "sqlite"), data=s.get("data", "declared"))
