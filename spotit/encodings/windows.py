@@ -251,16 +251,21 @@ def _coord_bound(b, bound: R.FrameBound, cj: FNode, ci: FNode, *, start: bool) -
     return b.le(edge, cj) if start else b.le(cj, edge)
 
 
-def _constant_int(call: R.WindowCall, k: int, default: int, *, minimum: int) -> int:
+def _constant_int(call: R.WindowCall, k: int, default: int, *, minimum: int | None,
+                  why: str = "") -> int:
     """A constant integer argument (an offset, a bucket count)."""
     if len(call.args) <= k:
         return default
     a = call.args[k]
     if isinstance(a, S.Call) and a.name == "+" and len(a.args) == 1:
         a = a.args[0]
-    if not (isinstance(a, S.Const) and isinstance(a.value, int) and a.value >= minimum):
+    if isinstance(a, S.Negate) and isinstance(a.operand, S.Const) \
+            and isinstance(a.operand.value, int):
+        a = S.Const(-a.operand.value)
+    if not (isinstance(a, S.Const) and isinstance(a.value, int)
+            and (minimum is None or a.value >= minimum)):
         raise Unsupported(f"window function {call.func}() with a non-constant or "
-                          f"out-of-range argument {k + 1}")
+                          f"out-of-range argument {k + 1}" + (f" {why}" if why else ""))
     return a.value
 
 
@@ -314,7 +319,7 @@ def win_ntile(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]:
     """SQLite's ntileValueFunc: a partition of T rows in N buckets, the first T % N of
     them one row larger; tabulated over the (bounded) partition size and position."""
     b = enc.b
-    n_buckets = _constant_int(call, 0, 1, minimum=1)
+    n_buckets = _constant_int(call, 0, 1, minimum=1, why=_NTILE_WHY)
     rn, _ = w.positions()
     out = []
     for i in range(w.n):
@@ -342,22 +347,56 @@ def _ntile(total: int, n: int, row: int) -> int:
 
 
 def _lag_lead(enc: Encoder, w: Windowed, call: R.WindowCall, sign: int) -> list[Value]:
+    """SQLite (``windowReturnOneRow``) seeks the row whose position in the partition is
+    the current one's minus (LAG) or plus (LEAD) the offset, the offset taken as a
+    number on the current row (``OP_Subtract``/``OP_Add``: text by its numeric prefix,
+    NULL stays NULL); the seek succeeds only for an integral position
+    (``OP_SeekRowid``), so a NULL or fractional offset gives the default, a negative
+    one looks the other way, 0 is the row itself. No offset is an error."""
     b = enc.b
-    offset = _constant_int(call, 1, 1, minimum=0)
     xs = w.arg(call, 0)
     defaults = w.arg(call, 2) if len(call.args) > 2 else [null_value(b)] * w.n
-    if offset == 0:
-        return xs
-    rn, _ = w.positions()
+    if len(call.args) < 2 or _is_int_const(call.args[1]):
+        offset = _constant_int(call, 1, 1, minimum=None)
+        if offset == 0:
+            return xs
+        rn, _ = w.positions()
+        steps = [[b.eq(rn[j], b.plus(rn[i], b.int(sign * offset))) for j in range(w.n)]
+                 for i in range(w.n)]
+    else:
+        rn, _ = w.positions()
+        steps = []
+        for i, v in enumerate(w.arg(call, 1)):
+            off = C.to_numeric(enc, v)
+            row = []
+            for j in range(w.n):
+                # position j is rn[i] + sign * offset: (rn[j] - rn[i]) * sign = offset
+                gap = b.times(b.minus(rn[j], rn[i]), b.int(sign))
+                hits = []
+                for a in off.alts:
+                    if a.cls is StorageClass.INTEGER:
+                        hits.append(b.and_(a.guard, b.eq(gap, a.term)))
+                    elif a.cls is StorageClass.REAL:
+                        hits.append(b.and_(a.guard, b.eq(b.to_real(gap), a.term)))
+                row.append(b.and_(b.not_(off.null), b.or_(hits)))
+            steps.append(row)
     out = []
     for i in range(w.n):
         v = defaults[i]
         for j in range(w.n):
-            if j != i:
-                at = b.and_(w.members[i][j], b.eq(rn[j], b.plus(rn[i], b.int(sign * offset))))
-                v = choose(b, at, xs[j], v)
+            if j != i or not steps[i][j].is_false():
+                v = choose(b, b.and_(w.members[i][j] if j != i else b.TRUE, steps[i][j]),
+                           xs[j], v)
         out.append(v)
     return out
+
+
+def _is_int_const(a: S.Expr) -> bool:
+    if isinstance(a, S.Call) and a.name == "+" and len(a.args) == 1:
+        a = a.args[0]
+    if isinstance(a, S.Negate) and isinstance(a.operand, S.Const):
+        a = a.operand
+    return isinstance(a, S.Const) and isinstance(a.value, int) and not isinstance(a.value, bool)
 
 
 @window_function("LAG", arity=(1, 3), arg_kinds=("any", "offset", "any"))
@@ -408,7 +447,17 @@ def win_last_value(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]
 
 @window_function("NTH_VALUE", arity=(2, 2), arg_kinds=("any", "nth"), frame=True)
 def win_nth_value(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]:
-    return _nth_in_frame(enc, w, call, _constant_int(call, 1, 1, minimum=1))
+    return _nth_in_frame(enc, w, call, _constant_int(call, 1, 1, minimum=1, why=_NTH_WHY))
+
+
+# Why NTILE's and NTH_VALUE's argument must be a constant positive integer here: SQLite
+# raises an error for other values (checked at run time, row by row), and whether it
+# raises depends on how far the statement runs (LIMIT, EXISTS stop early), which the
+# encoding does not model.
+_NTILE_WHY = ("(SQLite reads N on the partition's first row and raises "
+              "'argument of ntile must be a positive integer' for N < 1 or NULL)")
+_NTH_WHY = ("(SQLite reads N on every row and raises 'second argument to nth_value "
+            "must be a positive integer' unless it is one)")
 
 
 # ---------------------------------------------------------------------- aggregates
