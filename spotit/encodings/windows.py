@@ -22,8 +22,13 @@ computed over the bounded rows of its input, pairwise:
   PRECEDING/FOLLOWING and CURRENT ROW (a RANGE offset moves a numeric key; a
   NULL or text key's offset bounds are its peers), and every EXCLUDE.
 
-Not modelled (``unsupported``): non-constant offsets (LAG/LEAD/NTH_VALUE/NTILE arguments, frame
-offsets), GROUP_CONCAT and any window function without an entry here.
+- LAG/LEAD take any offset expression (SQLite's seek by position, see ``_lag_lead``);
+- GROUP_CONCAT is the GROUP BY encoding over the frame: exact where the frame's
+  values are all the same, a free text otherwise (the order among peers is open).
+
+Not modelled (``unsupported``): a non-constant N of NTILE/NTH_VALUE (SQLite raises at
+run time unless it is a positive integer), non-constant frame offsets, a non-constant
+GROUP_CONCAT separator, and any window function without an entry here.
 See docs/semantics.md, "Window functions".
 """
 
@@ -37,7 +42,13 @@ from pysmt.typing import BOOL, INT
 
 from spotit.encodings import collation
 from spotit.encodings import conversions as C
-from spotit.encodings.aggregates import _count, _extreme, _sum_like, _sums_as_integer
+from spotit.encodings.aggregates import (
+    _count,
+    _extreme,
+    _group_concat,
+    _sum_like,
+    _sums_as_integer,
+)
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import WINDOW_FUNCTIONS, encodes, window_function
 from spotit.encodings.relational import Concat, push, same_row
@@ -529,3 +540,27 @@ for _func in ("SUM", "TOTAL", "AVG", "MIN", "MAX"):
     window_function(_func, arity=(1, 1), arg_kinds=("num" if _func in ("SUM", "TOTAL", "AVG")
                                                     else "any",), frame=True)(
         _aggregate(_func))
+
+
+@window_function("GROUP_CONCAT", arity=(1, 2), arg_kinds=("any", "separator"), frame=True)
+def win_group_concat(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]:
+    """GROUP_CONCAT over each row's frame: the GROUP BY aggregate's encoding with the
+    frame's rows as the group (a constant separator). SQLite concatenates in frame
+    order, which ties leave open; the text is exact where the frame's non-NULL values
+    are all the same value (every order gives it), otherwise a free text, an
+    over-approximation searched last (as for the plain aggregate).
+
+    Unlike the aggregate, an empty text is NULL: SQLite's window value
+    (``groupConcatValue``) reads the accumulator, which holds no text until a
+    character is added (``GROUP_CONCAT('') OVER ()`` is NULL, the aggregate '')."""
+    b = enc.b
+    frames = w.frame(call.frame)
+    vals = w.arg(call, 0)
+    agg = R.AggCall("GROUP_CONCAT", call.args[0], False,
+                    call.args[1] if len(call.args) > 1 else None)
+    out = []
+    for i in range(w.n):
+        v = _group_concat(enc, agg, frames[i], vals)
+        (a,) = v.alts
+        out.append(Value(b.or_(v.null, b.eq(b.str_len(a.term), b.int(0))), v.alts))
+    return out
