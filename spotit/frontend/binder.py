@@ -814,11 +814,12 @@ class _Binder:
     def row_in_list(self, e: A.InList, scope: _Scope, kw) -> S.Expr:
         """``(a, b) [NOT] IN ((1, 2), (c, d))``, as SQLite's parser reads it: the list is
         ``VALUES (1, 2), (c, d)`` and the operator that subquery's IN
-        (rowvalue.html, ``sqlite3ExprListToValues``). A single ``(SELECT ...)`` item is
-        an IN subquery. Otherwise the list is bound as that VALUES relation and the
-        result is IN's: TRUE if some item equals, NULL if none does but some pair
-        compares NULL, FALSE otherwise (empty list: FALSE); see ``encode_in_subquery``
-        for SQLite's collation quirk in the NULL case.
+        (rowvalue.html, ``sqlite3ExprListToValues``); every item is a row of as many
+        terms (a ``(SELECT ...)`` item is one term, as in SQLite). The list is bound as
+        that VALUES relation and the result is IN's: TRUE if some item equals, NULL if
+        none does but some pair compares NULL, FALSE otherwise (empty list: FALSE);
+        see ``_row_in_subquery`` (spotit/encodings/subqueries.py) for SQLite's
+        collation quirk in the NULL case.
 
         Per column, as for ``IN (SELECT ...)`` of a compound, SQLite reads the affinity
         and collation of the *last* item (``exprINAffinity``, ``sqlite3CodeRhsOfIN``):
@@ -826,16 +827,10 @@ class _Binder:
         rule) is applied to the row's value and to every item's value, and the pair's
         collation is the row's (explicit first), else the last item's."""
         n = len(e.operand.items)
-        if len(e.items) == 1 and isinstance(e.items[0], A.Subquery):
-            r = self.row_in_query(e.operand, e.items[0].query, scope, kw)
-            return S.Not(r) if e.negated else r
         xs = self._row_items(e.operand, scope, kw)
         inner = _Scope([], scope, ctes=scope.ctes)  # the items are a VALUES subquery's
         rows = []
         for item in e.items:
-            if isinstance(item, A.Subquery):
-                raise Unsupported("a subquery among the rows of a row value IN list",
-                                  pos=item.pos)
             if _has_aggregate(item):
                 raise Unsupported("an aggregate in a row value IN list", pos=item.pos)
             m = len(item.items) if isinstance(item, A.Row) else 1
