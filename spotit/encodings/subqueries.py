@@ -15,6 +15,7 @@ from spotit.encodings.registry import encodes
 from spotit.encodings.values import Truth, Value, choose, null_value
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
+from spotit.ir.types import BINARY, NO_AFFINITY
 from spotit.mutants import planted
 
 
@@ -31,6 +32,8 @@ def encode_in_subquery(enc: Encoder, e: S.InSubquery, env: Env) -> Truth:
     """TRUE if some row equals x; FALSE if every row is unequal (or there are none);
     otherwise NULL. Comparisons are ``x = y`` for the subquery's column y: its
     affinity, and the collation rule of ``=`` with y's collation."""
+    if e.rest:
+        return _row_in_subquery(enc, e, env)
     b = enc.b
     x = enc.value(e.operand, env)
     ax = S.affinity_of(e.operand)
@@ -44,6 +47,47 @@ def encode_in_subquery(enc: Encoder, e: S.InSubquery, env: Env) -> Truth:
         unequal = b.not_(c.t) if planted("in-subquery-null-false") else c.f
         f.append(b.or_(b.not_(row.present), unequal))
     return Truth(b.or_(t), b.and_(f))
+
+
+def _row_in_subquery(enc: Encoder, e: S.InSubquery, env: Env) -> Truth:
+    """``(x1, x2) IN (SELECT y1, y2 ...)`` as SQLite codes it (``sqlite3ExprCodeIN``,
+    rowvalue.html for the intent). Each column has the affinity of ``x_i = y_i``
+    (applied to the stored y's, and to the x's before the lookup) and the collation
+    of ``=``:
+
+    - TRUE when no x_i is NULL and some row equals column by column (the lookup);
+    - otherwise SQLite scans the rows: a row none of whose pairs is *unequal* (a
+      NULL pair is not) makes the result NULL, and FALSE if there is none. The scan
+      compares under each x_i's own collation (``sqlite3ExprCollSeq``, BINARY if
+      none; y_i's is not consulted), and when some x_i is NULL it compares the x's
+      as they were, before the affinity (the NULL test jumps past it).
+
+    Where the x's collations are the pairs' and no conversion applies, this is the
+    three-valued ``OR`` over the rows of the ``AND`` of ``x_i = y_i``."""
+    b = enc.b
+    operands = (e.operand, *e.rest)
+    xs = [enc.value(x, env) for x in operands]
+    lhs_null = b.or_(x.null for x in xs)
+    rel = enc.rel(e.query, env)
+    cols = []
+    for i, xe in enumerate(operands):
+        own = S.collation_of(xe)
+        cols.append((S.affinity_of(xe), e.query.columns[i].affinity,
+                     S.binary_collation(own, R.in_operand_collation(e.query, i)),
+                     own.checked_name() if own is not None else BINARY))
+    found, survivors = [], []
+    for row in rel.rows:
+        eq, unequal = [], []
+        for (ax, ay, key, own), x, y in zip(cols, xs, row.values, strict=False):
+            xa, ys = C.comparison_affinity(enc, x, ax, y, ay)
+            eq.append(C.compare(enc, "=", xa, NO_AFFINITY, ys, NO_AFFINITY, key).t)
+            after = C.compare(enc, "=", xa, NO_AFFINITY, ys, NO_AFFINITY, own).f
+            before = C.compare(enc, "=", x, NO_AFFINITY, ys, NO_AFFINITY, own).f
+            unequal.append(b.ite(lhs_null, before, after))
+        found.append(b.and_(row.present, *eq))
+        survivors.append(b.and_(row.present, b.not_(b.or_(unequal))))
+    true = b.and_(b.not_(lhs_null), b.or_(found))
+    return Truth(true, b.and_(b.not_(true), b.not_(b.or_(survivors))))
 
 
 def at_most_one_row(r: R.Rel) -> bool:

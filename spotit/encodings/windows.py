@@ -22,8 +22,13 @@ computed over the bounded rows of its input, pairwise:
   PRECEDING/FOLLOWING and CURRENT ROW (a RANGE offset moves a numeric key; a
   NULL or text key's offset bounds are its peers), and every EXCLUDE.
 
-Not modelled (``unsupported``): non-constant offsets (LAG/LEAD/NTH_VALUE/NTILE arguments, frame
-offsets), GROUP_CONCAT and any window function without an entry here.
+- LAG/LEAD take any offset expression (SQLite's seek by position, see ``_lag_lead``);
+- GROUP_CONCAT is the GROUP BY encoding over the frame: exact where the frame's
+  values are all the same, a free text otherwise (the order among peers is open).
+
+Not modelled (``unsupported``): a non-constant N of NTILE/NTH_VALUE (SQLite raises at
+run time unless it is a positive integer), non-constant frame offsets, a non-constant
+GROUP_CONCAT separator, and any window function without an entry here.
 See docs/semantics.md, "Window functions".
 """
 
@@ -37,7 +42,13 @@ from pysmt.typing import BOOL, INT
 
 from spotit.encodings import collation
 from spotit.encodings import conversions as C
-from spotit.encodings.aggregates import _count, _extreme, _sum_like, _sums_as_integer
+from spotit.encodings.aggregates import (
+    _count,
+    _extreme,
+    _group_concat,
+    _sum_like,
+    _sums_as_integer,
+)
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import WINDOW_FUNCTIONS, encodes, window_function
 from spotit.encodings.relational import Concat, push, same_row
@@ -251,16 +262,21 @@ def _coord_bound(b, bound: R.FrameBound, cj: FNode, ci: FNode, *, start: bool) -
     return b.le(edge, cj) if start else b.le(cj, edge)
 
 
-def _constant_int(call: R.WindowCall, k: int, default: int, *, minimum: int) -> int:
+def _constant_int(call: R.WindowCall, k: int, default: int, *, minimum: int | None,
+                  why: str = "") -> int:
     """A constant integer argument (an offset, a bucket count)."""
     if len(call.args) <= k:
         return default
     a = call.args[k]
     if isinstance(a, S.Call) and a.name == "+" and len(a.args) == 1:
         a = a.args[0]
-    if not (isinstance(a, S.Const) and isinstance(a.value, int) and a.value >= minimum):
+    if isinstance(a, S.Negate) and isinstance(a.operand, S.Const) \
+            and isinstance(a.operand.value, int):
+        a = S.Const(-a.operand.value)
+    if not (isinstance(a, S.Const) and isinstance(a.value, int)
+            and (minimum is None or a.value >= minimum)):
         raise Unsupported(f"window function {call.func}() with a non-constant or "
-                          f"out-of-range argument {k + 1}")
+                          f"out-of-range argument {k + 1}" + (f" {why}" if why else ""))
     return a.value
 
 
@@ -314,7 +330,7 @@ def win_ntile(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]:
     """SQLite's ntileValueFunc: a partition of T rows in N buckets, the first T % N of
     them one row larger; tabulated over the (bounded) partition size and position."""
     b = enc.b
-    n_buckets = _constant_int(call, 0, 1, minimum=1)
+    n_buckets = _constant_int(call, 0, 1, minimum=1, why=_NTILE_WHY)
     rn, _ = w.positions()
     out = []
     for i in range(w.n):
@@ -342,22 +358,56 @@ def _ntile(total: int, n: int, row: int) -> int:
 
 
 def _lag_lead(enc: Encoder, w: Windowed, call: R.WindowCall, sign: int) -> list[Value]:
+    """SQLite (``windowReturnOneRow``) seeks the row whose position in the partition is
+    the current one's minus (LAG) or plus (LEAD) the offset, the offset taken as a
+    number on the current row (``OP_Subtract``/``OP_Add``: text by its numeric prefix,
+    NULL stays NULL); the seek succeeds only for an integral position
+    (``OP_SeekRowid``), so a NULL or fractional offset gives the default, a negative
+    one looks the other way, 0 is the row itself. No offset is an error."""
     b = enc.b
-    offset = _constant_int(call, 1, 1, minimum=0)
     xs = w.arg(call, 0)
     defaults = w.arg(call, 2) if len(call.args) > 2 else [null_value(b)] * w.n
-    if offset == 0:
-        return xs
-    rn, _ = w.positions()
+    if len(call.args) < 2 or _is_int_const(call.args[1]):
+        offset = _constant_int(call, 1, 1, minimum=None)
+        if offset == 0:
+            return xs
+        rn, _ = w.positions()
+        steps = [[b.eq(rn[j], b.plus(rn[i], b.int(sign * offset))) for j in range(w.n)]
+                 for i in range(w.n)]
+    else:
+        rn, _ = w.positions()
+        steps = []
+        for i, v in enumerate(w.arg(call, 1)):
+            off = C.to_numeric(enc, v)
+            row = []
+            for j in range(w.n):
+                # position j is rn[i] + sign * offset: (rn[j] - rn[i]) * sign = offset
+                gap = b.times(b.minus(rn[j], rn[i]), b.int(sign))
+                hits = []
+                for a in off.alts:
+                    if a.cls is StorageClass.INTEGER:
+                        hits.append(b.and_(a.guard, b.eq(gap, a.term)))
+                    elif a.cls is StorageClass.REAL:
+                        hits.append(b.and_(a.guard, b.eq(b.to_real(gap), a.term)))
+                row.append(b.and_(b.not_(off.null), b.or_(hits)))
+            steps.append(row)
     out = []
     for i in range(w.n):
         v = defaults[i]
         for j in range(w.n):
-            if j != i:
-                at = b.and_(w.members[i][j], b.eq(rn[j], b.plus(rn[i], b.int(sign * offset))))
-                v = choose(b, at, xs[j], v)
+            if j != i or not steps[i][j].is_false():
+                v = choose(b, b.and_(w.members[i][j] if j != i else b.TRUE, steps[i][j]),
+                           xs[j], v)
         out.append(v)
     return out
+
+
+def _is_int_const(a: S.Expr) -> bool:
+    if isinstance(a, S.Call) and a.name == "+" and len(a.args) == 1:
+        a = a.args[0]
+    if isinstance(a, S.Negate) and isinstance(a.operand, S.Const):
+        a = a.operand
+    return isinstance(a, S.Const) and isinstance(a.value, int) and not isinstance(a.value, bool)
 
 
 @window_function("LAG", arity=(1, 3), arg_kinds=("any", "offset", "any"))
@@ -408,7 +458,17 @@ def win_last_value(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]
 
 @window_function("NTH_VALUE", arity=(2, 2), arg_kinds=("any", "nth"), frame=True)
 def win_nth_value(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]:
-    return _nth_in_frame(enc, w, call, _constant_int(call, 1, 1, minimum=1))
+    return _nth_in_frame(enc, w, call, _constant_int(call, 1, 1, minimum=1, why=_NTH_WHY))
+
+
+# Why NTILE's and NTH_VALUE's argument must be a constant positive integer here: SQLite
+# raises an error for other values (checked at run time, row by row), and whether it
+# raises depends on how far the statement runs (LIMIT, EXISTS stop early), which the
+# encoding does not model.
+_NTILE_WHY = ("(SQLite reads N on the partition's first row and raises "
+              "'argument of ntile must be a positive integer' for N < 1 or NULL)")
+_NTH_WHY = ("(SQLite reads N on every row and raises 'second argument to nth_value "
+            "must be a positive integer' unless it is one)")
 
 
 # ---------------------------------------------------------------------- aggregates
@@ -480,3 +540,27 @@ for _func in ("SUM", "TOTAL", "AVG", "MIN", "MAX"):
     window_function(_func, arity=(1, 1), arg_kinds=("num" if _func in ("SUM", "TOTAL", "AVG")
                                                     else "any",), frame=True)(
         _aggregate(_func))
+
+
+@window_function("GROUP_CONCAT", arity=(1, 2), arg_kinds=("any", "separator"), frame=True)
+def win_group_concat(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]:
+    """GROUP_CONCAT over each row's frame: the GROUP BY aggregate's encoding with the
+    frame's rows as the group (a constant separator). SQLite concatenates in frame
+    order, which ties leave open; the text is exact where the frame's non-NULL values
+    are all the same value (every order gives it), otherwise a free text, an
+    over-approximation searched last (as for the plain aggregate).
+
+    Unlike the aggregate, an empty text is NULL: SQLite's window value
+    (``groupConcatValue``) reads the accumulator, which holds no text until a
+    character is added (``GROUP_CONCAT('') OVER ()`` is NULL, the aggregate '')."""
+    b = enc.b
+    frames = w.frame(call.frame)
+    vals = w.arg(call, 0)
+    agg = R.AggCall("GROUP_CONCAT", call.args[0], False,
+                    call.args[1] if len(call.args) > 1 else None)
+    out = []
+    for i in range(w.n):
+        v = _group_concat(enc, agg, frames[i], vals)
+        (a,) = v.alts
+        out.append(Value(b.or_(v.null, b.eq(b.str_len(a.term), b.int(0))), v.alts))
+    return out

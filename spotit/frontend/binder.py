@@ -566,8 +566,8 @@ class _Binder:
             r = S.And(S.Compare(">=", x, lo), S.Compare("<=", x, hi))
             return S.Not(r) if e.negated else r
         if isinstance(e, A.InList):
-            if isinstance(e.operand, A.Row):
-                raise Unsupported("row value IN list", pos=e.pos)
+            if isinstance(e.operand, A.Row) and len(e.operand.items) != 1:
+                return self.row_in_list(e, scope, kw)
             x = b(e.operand, scope, **kw)
             if len(e.items) == 1 and _is_constant_ast(e.items[0]):
                 # SQLite's parser turns ``x IN (c)`` into ``x = +c``
@@ -582,8 +582,9 @@ class _Binder:
             r = S.disjoin(terms) if terms else S.Const(0)
             return S.Not(r) if e.negated else r
         if isinstance(e, A.InQuery):
-            if isinstance(e.operand, A.Row):
-                raise Unsupported("row value IN subquery", pos=e.pos)
+            if isinstance(e.operand, A.Row) and len(e.operand.items) != 1:
+                r = self.row_in_query(e.operand, e.query, scope, kw)
+                return S.Not(r) if e.negated else r
             x = b(e.operand, scope, **kw)
             q = self.subquery(e.query, scope, want_one_column=True)
             r = S.InSubquery(x, q)
@@ -800,6 +801,56 @@ class _Binder:
             out = S.Or(S.Compare(strict, x, y), S.And(S.Compare("=", x, y), out))
         return out
 
+    def row_in_query(self, operand: A.Row, query: A.Query, scope: _Scope, kw) -> S.Expr:
+        """``(a, b) IN (SELECT x, y ...)``: the subquery has as many columns as the row;
+        the IN operator compares column by column (``S.InSubquery.rest``)."""
+        xs = self._row_items(operand, scope, kw)
+        q = self.subquery(query, scope, want_one_column=False)
+        if len(q.columns) != len(xs):
+            raise BindError(f"sub-select returns {len(q.columns)} columns - expected "
+                            f"{len(xs)}", pos=query.pos)
+        return S.InSubquery(xs[0], q, tuple(xs[1:]))
+
+    def row_in_list(self, e: A.InList, scope: _Scope, kw) -> S.Expr:
+        """``(a, b) [NOT] IN ((1, 2), (c, d))``, as SQLite's parser reads it: the list is
+        ``VALUES (1, 2), (c, d)`` and the operator that subquery's IN
+        (rowvalue.html, ``sqlite3ExprListToValues``); every item is a row of as many
+        terms (a ``(SELECT ...)`` item is one term, as in SQLite). The list is bound as
+        that VALUES relation and the result is IN's: TRUE if some item equals, NULL if
+        none does but some pair compares NULL, FALSE otherwise (empty list: FALSE);
+        see ``_row_in_subquery`` (spotit/encodings/subqueries.py) for SQLite's
+        collation quirk in the NULL case.
+
+        Per column, as for ``IN (SELECT ...)`` of a compound, SQLite reads the affinity
+        and collation of the *last* item (``exprINAffinity``, ``sqlite3CodeRhsOfIN``):
+        the comparison affinity of the row's column and the last item's (the scalar
+        rule) is applied to the row's value and to every item's value, and the pair's
+        collation is the row's (explicit first), else the last item's."""
+        n = len(e.operand.items)
+        xs = self._row_items(e.operand, scope, kw)
+        inner = _Scope([], scope, ctes=scope.ctes)  # the items are a VALUES subquery's
+        rows = []
+        for item in e.items:
+            if _has_aggregate(item):
+                raise Unsupported("an aggregate in a row value IN list", pos=item.pos)
+            m = len(item.items) if isinstance(item, A.Row) else 1
+            if m != n:
+                raise BindError(f"IN(...) element has {m} term{'s' if m != 1 else ''} - "
+                                f"expected {n}", pos=item.pos)
+            rows.append(self._row_items(item, inner, {"clause": kw.get("clause", "")}))
+        if not rows:
+            r: S.Expr = S.Const(0)
+            return S.Not(r) if e.negated else r
+        lhs, out = [], []
+        for i, (x, y) in enumerate(zip(xs, rows[-1], strict=True)):
+            target = _in_affinity(S.affinity_of(x), S.affinity_of(y))
+            lhs.append(S.Call("+", (x,)) if target is NO_AFFINITY else x)
+            out.append(R.OutColumn(f"column{i + 1}", target, S.collation_of(y)))
+        values = R.Values(tuple(tuple(_stored(y, c.affinity) for y, c in
+                                      zip(row, out, strict=True)) for row in rows), tuple(out))
+        r = S.InSubquery(lhs[0], values, tuple(lhs[1:]))
+        return S.Not(r) if e.negated else r
+
     def _row_items(self, e: A.Expr, scope: _Scope, kw) -> list[S.Expr]:
         if isinstance(e, A.Row):
             if any(isinstance(i, A.Row) and len(i.items) != 1 for i in e.items):
@@ -822,6 +873,24 @@ class _Binder:
             raise BindError(f"sub-select returns {len(rel.columns)} columns - expected 1",
                             pos=q.pos)
         return rel
+
+
+def _in_affinity(ax: Affinity, ay: Affinity) -> Affinity:
+    """The affinity a row value IN list applies to both sides of a column: SQLite's
+    ``sqlite3CompareAffinity`` of the row's column and the last item's, as the scalar
+    comparison rule reads it (``conversions.comparison_affinity``): NUMERIC if either
+    is numeric, TEXT against none, else no conversion."""
+    if ax.is_numeric or ay.is_numeric:
+        return Affinity.NUMERIC
+    if {ax, ay} == {Affinity.TEXT, NO_AFFINITY}:
+        return Affinity.TEXT
+    return NO_AFFINITY
+
+
+def _stored(x: S.Expr, affinity: Affinity) -> S.Expr:
+    """x with ``affinity`` applied, and none left for the comparison to add (unary
+    ``+`` where nothing is applied)."""
+    return S.Call("+", (x,)) if affinity is NO_AFFINITY else S.StoredAs(x, affinity)
 
 
 # ---------------------------------------------------------------------- aggregation rebase

@@ -264,12 +264,13 @@ def compound_collations(r: Rel) -> tuple[str, ...]:
     return tuple(out)
 
 
-def in_operand_collation(r: Rel) -> Collation | None:
-    """What the subquery of ``x IN (SELECT ...)`` brings to ``x = y``: the first
-    column of its last SELECT (SQLite reads the compound's rightmost member)."""
+def in_operand_collation(r: Rel, i: int = 0) -> Collation | None:
+    """What the subquery of ``x IN (SELECT ...)`` brings to ``x = y``: column ``i``
+    (the first, or a row value's i-th) of its last SELECT (SQLite reads the compound's
+    rightmost member)."""
     while isinstance(r, Sort | SetOp):
         r = r.input if isinstance(r, Sort) else r.right
-    return r.columns[0].collation
+    return r.columns[i].collation
 
 
 def inputs(r: Rel) -> tuple[Rel, ...]:

@@ -185,10 +185,13 @@ class Call(Expr):
 
 @dataclass(frozen=True, slots=True)
 class InSubquery(Expr):
-    """``x IN (SELECT y ...)``; the subquery has exactly one column."""
+    """``x IN (SELECT y ...)``; the subquery has exactly one column, or, for a row
+    value ``(x, x2, ...) IN (SELECT y, y2, ...)``, one per operand: ``rest`` holds the
+    operands after the first (empty for a scalar IN)."""
 
     operand: Expr
     query: Rel
+    rest: tuple[Expr, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +221,7 @@ def children(e: Expr) -> tuple[Expr, ...]:
     if isinstance(e, Call):
         return e.args
     if isinstance(e, InSubquery):
-        return (e.operand,)
+        return (e.operand, *e.rest)
     return ()
 
 

@@ -336,7 +336,9 @@ class _Renderer:
         if isinstance(e, S.Call):
             return self.call(e, scope)
         if isinstance(e, S.InSubquery):
-            return f"({r(e.operand)} IN ({self.subquery(e.query, scope)}))"
+            lhs = ", ".join(r(x) for x in (e.operand, *e.rest))
+            lhs = f"({lhs})" if e.rest else lhs
+            return f"({lhs} IN ({self.subquery(e.query, scope)}))"
         if isinstance(e, S.Exists):
             return f"(EXISTS ({self.subquery(e.query, scope)}))"
         if isinstance(e, S.ScalarSubquery):

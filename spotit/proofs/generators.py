@@ -493,9 +493,10 @@ def table_pairs(draw: Draw) -> tuple[int, list, list, list, list]:
 WINDOW_ARGS: dict[str, st.SearchStrategy[str]] = {
     "any": st.sampled_from(["x", "o", "r", "s", "p", "o + r", "s || ''", "-o", "NULL", "2"]),
     "num": st.sampled_from(["o", "r", "x", "p", "o * 2", "r - o", "s"]),
-    "offset": st.sampled_from(["0", "1", "2", "3"]),
+    "offset": st.sampled_from(["0", "1", "2", "3", "-1", "o", "p - 1", "r", "NULL", "x"]),
     "nth": st.sampled_from(["1", "2", "3"]),
     "bucket": st.sampled_from(["1", "2", "3", "4"]),
+    "separator": st.sampled_from(["','", "'-'", "''", "NULL", "1"]),
 }
 WINDOW_VALUES = {
     "p": st.sampled_from([None, 1, 2]),
