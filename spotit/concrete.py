@@ -63,7 +63,7 @@ def apply_affinity(value: int | float | str | None, affinity: Affinity):
 
 @lru_cache(maxsize=65536)
 def _apply_affinity(value: int | float | str | None, affinity: Affinity, _key: tuple):
-    if affinity is Affinity.BLOB or value is None:
+    if not affinity.converts or value is None:
         return value
     col = _AFFINITY_COLUMN[affinity]
     c = _conn()

@@ -258,6 +258,4 @@ def lookup_converts_only(column: Affinity, other: Affinity) -> bool:
     values never both equal it)?"""
     if column.is_numeric:
         return True
-    if column is Affinity.TEXT:
-        return other in (Affinity.TEXT, Affinity.BLOB)
-    return other is Affinity.BLOB
+    return not other.is_numeric  # TEXT converts only a NONE side; BLOB converts nothing

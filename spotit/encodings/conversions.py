@@ -155,9 +155,9 @@ def comparison_affinity(enc: Encoder, x: Value, ax: Affinity, y: Value, ay: Affi
         return x, numeric_affinity(enc, y)
     if ay.is_numeric and not ax.is_numeric:
         return numeric_affinity(enc, x), y
-    if ax is Affinity.TEXT and ay is Affinity.BLOB:
+    if ax is Affinity.TEXT and ay is Affinity.NONE:
         return x, text_affinity(enc, y)
-    if ay is Affinity.TEXT and ax is Affinity.BLOB:
+    if ay is Affinity.TEXT and ax is Affinity.NONE:
         return text_affinity(enc, x), y
     return x, y
 
@@ -205,7 +205,7 @@ def stored_value(enc: Encoder, v: Value, affinity: Affinity) -> Value:
     b = enc.b
     if v.is_constant():
         return constant(b, concrete.apply_affinity(v.constant(), affinity))
-    if affinity is Affinity.BLOB:
+    if not affinity.converts:
         return v
     if affinity is Affinity.TEXT:
         return text_affinity(enc, v)

@@ -34,8 +34,11 @@ class StorageClass(Enum):
 class Affinity(Enum):
     """Column affinity (https://sqlite.org/datatype3.html#type_affinity).
 
-    ``BLOB`` is also what the docs call "no affinity": the affinity of literals
-    and of most expressions.
+    ``BLOB`` is a column's (declared without a type, or BLOB); ``NONE`` is "no
+    affinity": literals and most expressions. Both store values unconverted, but
+    in a comparison only ``NONE`` takes the other side's TEXT affinity: a BLOB
+    column compared with a TEXT column is compared as stored (SQLite's
+    sqlite3CompareAffinity: both sides columns, neither numeric -> no conversion).
     """
 
     TEXT = "TEXT"
@@ -43,13 +46,19 @@ class Affinity(Enum):
     INTEGER = "INTEGER"
     REAL = "REAL"
     BLOB = "BLOB"
+    NONE = "NONE"
+
+    @property
+    def converts(self) -> bool:
+        """Does storing a value under this affinity change it?"""
+        return self not in (Affinity.BLOB, Affinity.NONE)
 
     @property
     def is_numeric(self) -> bool:
         return self in (Affinity.NUMERIC, Affinity.INTEGER, Affinity.REAL)
 
 
-NO_AFFINITY = Affinity.BLOB
+NO_AFFINITY = Affinity.NONE
 
 
 def affinity_of_declared_type(declared: str) -> Affinity:
