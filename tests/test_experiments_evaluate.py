@@ -51,11 +51,11 @@ SYSTEMS = {
     "A": ["SELECT name FROM item WHERE price >= 10", "SELECT COUNT(*) FROM item WHERE 1",
           "SELECT name FROM item ORDER BY price DESC LIMIT 1", "SELECT MAX(price) FROM item",
           "SELECT name FROM item"],
-    # B: the same mistake as A on q0 but written with a window frame SpotIt cannot check
+    # B: the same mistake as A on q0 but written with a construct SpotIt cannot check
     #    (unsupported with --probe-trials 0), so only A's counterexample (price 10) refutes
     #    it: EX-SpotIt+. q1 empty, q2 a placeholder; q3, q4 right.
-    "B": ["SELECT name FROM (SELECT name, price, GROUP_CONCAT(name) OVER (ORDER BY price) "
-          "AS r FROM item) WHERE price >= 10", "", "none",
+    "B": ["WITH RECURSIVE r(x) AS (SELECT 10) SELECT name FROM item "
+          "WHERE price >= (SELECT x FROM r)", "", "none",
           "SELECT MAX(price) FROM item",
           "SELECT name FROM item WHERE name LIKE 'a%'"],
     # C: everything right.

@@ -185,3 +185,22 @@ def test_thm2_paths_agree():
         evaluated += fast.path == EVALUATED
         assert (fast.kind, fast.formula_differ) == (slow.kind, slow.formula_differ), case
     assert evaluated >= len(out) // 2
+
+
+def test_a_batch_gives_each_expression_its_own_outcome():
+    """Many expressions on one pinned row (the fuzz's unit) give what each gives alone,
+    and one expression's trouble (a parse error, SQLite raising) stays its own."""
+    from spotit.proofs.pinned import check_pinned_batch
+
+    row = (7, 2.5, "aB", "2020-02-29", None, 3, "x", "A ", "b  ")
+    overflow = "ABS(-9223372036854775807 - 1)"  # SQLite raises: integer overflow
+    exprs = ["i + r", "s || sn", "sn = 'a'", "LENGTH(s) * 2", "i +", overflow,
+             "SUBSTR(s, -1)", "CAST(r AS INTEGER)", "d < '2021'"]
+    batch = check_pinned_batch(_pinned(row, exprs[0]), exprs, "z3", timeout=10)
+    alone = [check_pinned(_pinned(row, e), "z3", timeout=10) for e in exprs]
+    assert [o.expr for o in batch] == exprs
+    assert [(o.kind, o.sqlite_value, o.detail) for o in batch] == \
+        [(o.kind, o.sqlite_value, o.detail) for o in alone]
+    kinds = dict(zip(exprs, (o.kind for o in batch), strict=True))
+    assert kinds["i +"] == "skipped" and kinds[overflow] == "skipped"
+    assert all(k == "ok" for e, k in kinds.items() if e not in ("i +", overflow))

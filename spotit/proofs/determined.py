@@ -48,11 +48,13 @@ class Determined:
 
 def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
                      exactness: Sequence[FNode], solver: str = "z3",
-                     timeout: float = 2.0) -> Determined | None:
+                     timeout: float = 2.0, seed: dict[FNode, FNode] | None = None
+                     ) -> Determined | None:
     """The value ``out`` must take under ``assertions`` (the pins among them), or None
     when the full formula must go to the solver. ``solver`` only checks leftovers
-    the value does not depend on (:mod:`spotit.proofs.leftovers`), in ``timeout``."""
-    values = forced(b, assertions)
+    the value does not depend on (:mod:`spotit.proofs.leftovers`), in ``timeout``.
+    ``seed``: what ``forced`` found for assertions shared by many calls (a row's pins)."""
+    values = forced(b, assertions, seed)
     if values is None:
         return None
     ev = Evaluator(b.m.env, values)
@@ -71,7 +73,7 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
                 chosen.append((a.cls, ev.simplify(a.term)))
         if len(chosen) != 1 or not chosen[0][1].is_constant():
             return None  # none or several alternatives: the solver says what that means
-        cls, value = chosen[0][0], _python(chosen[0][1])
+        cls, value = chosen[0][0], python_value(chosen[0][1])
     # the value is fixed; the rest must have a model (else the solver path finds none)
     if rest and satisfiable(rest, solver, timeout) is not True:
         return None
@@ -86,12 +88,13 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     return Determined(cls, value, in_range)
 
 
-def forced(b: Builder, assertions: Sequence[FNode]) -> dict[FNode, FNode] | None:
+def forced(b: Builder, assertions: Sequence[FNode], seed: dict[FNode, FNode] | None = None
+           ) -> dict[FNode, FNode] | None:
     """symbol -> constant for every symbol an assertion forces: Boolean literals and
     ``symbol = constant`` (the pins), then definitions ``symbol = term`` whose term
     evaluates to a constant on what is known so far. None if a symbol is forced to
-    two values."""
-    values: dict[FNode, FNode] = {}
+    two values. ``seed``: values other assertions (asserted too) already force."""
+    values: dict[FNode, FNode] = dict(seed or {})
     for f in _conjuncts(assertions):
         pair = _literal(b, f)
         if pair is None:
@@ -150,7 +153,7 @@ def _definition(f: FNode) -> tuple[FNode, FNode] | None:
     return None
 
 
-def _python(term: FNode) -> object:
+def python_value(term: FNode) -> object:
     v = term.constant_value()
     if term.is_real_constant():
         return Fraction(v)

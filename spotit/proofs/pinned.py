@@ -21,7 +21,8 @@ SQLite rounds to doubles).
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from fractions import Fraction
 from functools import lru_cache
@@ -37,9 +38,10 @@ from spotit.errors import SpotItError, Unsupported
 from spotit.frontend.binder import bind
 from spotit.frontend.parser import parse
 from spotit.ir.types import StorageClass
-from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.determined import Determined, determined_value
+from spotit.proofs.crashes import CRASH, crash_detail
+from spotit.proofs.determined import Determined, determined_value, forced
 from spotit.schema import Schema, schema_from_ddl
+from spotit.smt.evaluate import Evaluator
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
 from spotit.solvers.base import Status
@@ -81,20 +83,7 @@ class PinnedOutcome:
     detail: str = ""
     exact: bool = True
     path: str = "solver"  # "evaluated": decided without the solver (spotit.proofs.determined)
-
-
-def sqlite_value(case: PinnedCase) -> tuple[object, tuple]:
-    """SQLite's value of the expression, and the row as SQLite stored it (column
-    affinity applied: 0.0 in a NUMERIC column is stored as the integer 0)."""
-    from spotit.frontend.now import pin_now
-
-    conn = sqlite3.connect(":memory:")
-    conn.execute(case.ddl)
-    names = ", ".join(f'"{n}"' for n, _ in case.columns)
-    conn.execute(f"INSERT INTO t ({names}) VALUES ({', '.join('?' for _ in case.row)})",
-                 case.row)
-    stored = conn.execute(f"SELECT {names} FROM t").fetchone()
-    return conn.execute(pin_now(case.sql, case.now)).fetchone()[0], stored
+    expr: str = ""  # the expression checked (set by check_pinned_batch)
 
 
 @lru_cache(maxsize=64)
@@ -113,89 +102,160 @@ def bound_plan(sql: str, schema: Schema, expected: object):
         return PinnedOutcome("error", expected, detail=str(e))
 
 
-@crash_proof(lambda detail: PinnedOutcome(CRASH, detail=detail))
 def check_pinned(case: PinnedCase, solver: str = "z3", timeout: float = 20.0,
                  solver_free: bool = True) -> PinnedOutcome:
     """Thm 1 on ``case``; with ``solver_free``, without the solver where the pinned row
     determines the encoded value (the outcome's ``path`` says which way)."""
+    return check_pinned_batch(case, (case.expr,), solver, timeout, solver_free)[0]
+
+
+def check_pinned_batch(case: PinnedCase, exprs: Sequence[str], solver: str = "z3",
+                       timeout: float = 20.0, solver_free: bool = True
+                       ) -> list[PinnedOutcome]:
+    """Thm 1 for each of ``exprs`` on ``case``'s row (``case.expr`` is ignored): one
+    outcome per expression, exactly as ``check_pinned`` would give it alone.
+
+    The row's symbolic table, its pins and what the pins force are built once and
+    shared (most of a one-expression check's time); each expression gets its own
+    encoder, so no side constraint of one reaches another. A crash in one
+    expression is that expression's outcome."""
     try:
-        expected, stored = sqlite_value(case)
-    except (sqlite3.Error, OverflowError) as e:
-        return PinnedOutcome("skipped", detail=f"SQLite raises: {e}")
-    except SpotItError as e:  # SpotIt's parser rejects what SQLite ran
-        return PinnedOutcome("unsupported", detail=str(e))
-    if isinstance(expected, bytes):
-        return PinnedOutcome("skipped", detail="blob result")
-    schema = _schema(case.ddl, case.data)
-    plan = bound_plan(case.sql, schema, expected)
-    if isinstance(plan, PinnedOutcome):
-        return plan
-    reset_env()
-    b = Builder()
-    db = SymbolicDatabase(schema, 1, b)
-    enc = Encoder(db, EncoderOptions(now=case.now))
-    try:
-        out = enc.rel(plan).rows[0].values[0]  # values are encoded when read
-    except Unsupported as e:
-        return PinnedOutcome("unsupported", expected, detail=str(e))
-    try:
-        pins = [db.present("t", 0), *_pins(b, db, schema, stored)]
-    except ValueError as e:  # a stored value outside the column's domain
-        return PinnedOutcome("skipped", expected, detail=str(e))
-    o_null, o_cls = b.sym("out!null", BOOL), b.sym("out!cls", INT)
-    o_int, o_real, o_text = b.sym("out!i", INT), b.sym("out!r", REAL), b.sym("out!s", STRING)
-    code = {StorageClass.INTEGER: 1, StorageClass.REAL: 2, StorageClass.TEXT: 3}
-    defs = [b.iff(o_null, out.null)]
-    for a in out.alts:
-        target = {StorageClass.INTEGER: o_int, StorageClass.REAL: o_real,
-                  StorageClass.TEXT: o_text}[a.cls]
-        defs.append(b.implies(b.and_(b.not_(out.null), a.guard),
-                              b.and_(b.eq(o_cls, b.int(code[a.cls])), b.eq(target, a.term))))
-    if out.alts:
-        defs.append(b.implies(b.not_(out.null), b.or_(a.guard for a in out.alts)))
-    core = [*db.constraints(enc), *enc.side, *pins, *defs]
-    used = enc.used_definitions(core)
-    if solver_free:
-        # the assertions without defs: those only name out's parts for the solver
-        known = determined_value(b, out, [*core[:len(core) - len(defs)], *used],
-                                 enc.exactness, solver, min(timeout, EXACT_RANGE_SECONDS))
-        if known is not None:
-            return _judged(expected, known, enc.always_approximate)
-    base = [*core, *used]
-    is_expected = _equals(b, expected, o_null, o_cls, o_int, o_real, o_text)
-    backend = get_solver(solver)
-    res = backend.check(SmtLibWriter().script([*base, is_expected]), timeout=timeout)
-    if res.status is Status.UNSAT:
-        return PinnedOutcome("divergence", expected, None,
-                             "the encoding cannot produce SQLite's value")
-    if res.status is not Status.SAT:
-        return PinnedOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
-    # Exact where the encoding says it is: with every approximation in its exact
-    # range, no other value may be possible.
-    exact_range = b.and_(enc.exactness)
-    if enc.always_approximate:
-        return PinnedOutcome("ok", expected, expected, "admissible (over-approximated)", False)
-    if not exact_range.is_true():
-        # whether this row is in the exact range at all: a quick look (a slow answer
-        # only means the exactness claim is not checked on this case)
-        res = backend.check(SmtLibWriter().script([*base, exact_range]),
-                            timeout=min(timeout, EXACT_RANGE_SECONDS))
+        row = _PinnedRow(case, solver, solver_free)
+    except Exception as e:
+        return [PinnedOutcome(CRASH, detail=crash_detail(e), expr=x) for x in exprs]
+    out = []
+    for expr in exprs:
+        try:
+            outcome = row.check(expr, timeout, solver_free)
+        except Exception as e:
+            outcome = PinnedOutcome(CRASH, detail=crash_detail(e))
+        out.append(replace(outcome, expr=expr))
+    return out
+
+
+class _PinnedRow:
+    """The one-row table of a case, encoded and pinned once for many expressions."""
+
+    def __init__(self, case: PinnedCase, solver: str, solver_free: bool = True):
+        self.case, self.solver = case, solver
+        self.schema = _schema(case.ddl, case.data)
+        self.conn, self.stored = _sqlite_row(case)
+        reset_env()
+        b = self.b = Builder()
+        self.db = SymbolicDatabase(self.schema, 1, b)
+        enc = Encoder(self.db, EncoderOptions(now=case.now))
+        try:
+            pins = [self.db.present("t", 0), *_pins(b, self.db, self.schema, self.stored)]
+            self.unpinnable = None
+        except ValueError as e:  # a stored value outside the column's domain
+            pins, self.unpinnable = [], str(e)
+        # every cell exists now (the pins made them): the table's constraints are final
+        self.base = [*self.db.constraints(enc), *enc.side, *pins]
+        self.base += enc.used_definitions(self.base)
+        self.base_exactness = list(enc.exactness)
+        self.base_approximate = enc.always_approximate
+        self.domain_size = len(self.db.domain_constraints)
+        self.seed = forced(b, self.base) if solver_free else None
+        if self.seed is not None:
+            # what the pins leave of the shared assertions (the payload of a NULL cell)
+            ev = Evaluator(b.m.env, self.seed)
+            self.base_rest = [r for f in self.base if not (r := ev.simplify(f)).is_true()]
+
+    def expected(self, expr: str) -> object:
+        from spotit.frontend.now import pin_now
+
+        return self.conn.execute(pin_now(f"SELECT {expr} FROM t", self.case.now)).fetchone()[0]
+
+    def check(self, expr: str, timeout: float, solver_free: bool) -> PinnedOutcome:
+        try:
+            expected = self.expected(expr)
+        except (sqlite3.Error, OverflowError) as e:
+            return PinnedOutcome("skipped", detail=f"SQLite raises: {e}")
+        except SpotItError as e:  # SpotIt's parser rejects what SQLite ran
+            return PinnedOutcome("unsupported", detail=str(e))
+        if isinstance(expected, bytes):
+            return PinnedOutcome("skipped", detail="blob result")
+        plan = bound_plan(f"SELECT {expr} FROM t", self.schema, expected)
+        if isinstance(plan, PinnedOutcome):
+            return plan
+        b = self.b
+        enc = Encoder(self.db, EncoderOptions(now=self.case.now))
+        try:
+            out = enc.rel(plan).rows[0].values[0]  # values are encoded when read
+        except Unsupported as e:
+            return PinnedOutcome("unsupported", expected, detail=str(e))
+        if self.unpinnable is not None:
+            return PinnedOutcome("skipped", expected, detail=self.unpinnable)
+        exactness = [*self.base_exactness, *enc.exactness]
+        approximate = self.base_approximate or enc.always_approximate
+        o_null, o_cls = b.fresh("out!null", BOOL), b.fresh("out!cls", INT)
+        o_int, o_real = b.fresh("out!i", INT), b.fresh("out!r", REAL)
+        o_text = b.fresh("out!s", STRING)
+        code = {StorageClass.INTEGER: 1, StorageClass.REAL: 2, StorageClass.TEXT: 3}
+        defs = [b.iff(o_null, out.null)]
+        for a in out.alts:
+            target = {StorageClass.INTEGER: o_int, StorageClass.REAL: o_real,
+                      StorageClass.TEXT: o_text}[a.cls]
+            defs.append(b.implies(b.and_(b.not_(out.null), a.guard),
+                                  b.and_(b.eq(o_cls, b.int(code[a.cls])), b.eq(target, a.term))))
+        if out.alts:
+            defs.append(b.implies(b.not_(out.null), b.or_(a.guard for a in out.alts)))
+        # cells the expression made (a rowid): their domains, as db.constraints has them
+        own = [*self.db.domain_constraints[self.domain_size:], *enc.side]
+        own += enc.used_definitions([*self.base, *own, *defs])
+        if solver_free and self.seed is not None:
+            # the assertions without defs: those only name out's parts for the solver
+            known = determined_value(b, out, [*self.base_rest, *own], exactness, self.solver,
+                                     min(timeout, EXACT_RANGE_SECONDS), seed=self.seed)
+            if known is not None:
+                return _judged(expected, known, approximate)
+        is_expected = _equals(b, expected, o_null, o_cls, o_int, o_real, o_text)
+        exact_range = b.and_(exactness)
+        base = [*self.base, *own, *defs]
+        backend = get_solver(self.solver)
+        names = {"null": o_null, "cls": o_cls, 1: o_int, 2: o_real, 3: o_text}
+        res = backend.check(SmtLibWriter().script([*base, is_expected]), timeout=timeout)
         if res.status is Status.UNSAT:
-            return PinnedOutcome("ok", expected, expected,
-                                 "admissible (outside the exactly encoded range)", False)
+            return PinnedOutcome("divergence", expected, None,
+                                 "the encoding cannot produce SQLite's value")
         if res.status is not Status.SAT:
-            return PinnedOutcome("ok", expected, expected,
-                                 f"admissible (exactness not checked: {res.status.value})",
+            return PinnedOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
+        # Exact where the encoding says it is: with every approximation in its exact
+        # range, no other value may be possible.
+        if approximate:
+            return PinnedOutcome("ok", expected, expected, "admissible (over-approximated)",
                                  False)
-    res = backend.check(SmtLibWriter().script([*base, exact_range, b.not_(is_expected)]),
-                        timeout=timeout)
-    if res.status is Status.SAT:
-        got = _decode(res.model or {})
-        return PinnedOutcome("divergence", expected, got,
-                             "the encoding also allows another value")
-    if res.status is not Status.UNSAT:
-        return PinnedOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
-    return PinnedOutcome("ok", expected, expected, "exact", True)
+        if not exact_range.is_true():
+            # whether this row is in the exact range at all: a quick look (a slow answer
+            # only means the exactness claim is not checked on this case)
+            res = backend.check(SmtLibWriter().script([*base, exact_range]),
+                                timeout=min(timeout, EXACT_RANGE_SECONDS))
+            if res.status is Status.UNSAT:
+                return PinnedOutcome("ok", expected, expected,
+                                     "admissible (outside the exactly encoded range)", False)
+            if res.status is not Status.SAT:
+                return PinnedOutcome("ok", expected, expected,
+                                     f"admissible (exactness not checked: {res.status.value})",
+                                     False)
+        res = backend.check(SmtLibWriter().script([*base, exact_range, b.not_(is_expected)]),
+                            timeout=timeout)
+        if res.status is Status.SAT:
+            got = _decode(res.model or {}, names)
+            return PinnedOutcome("divergence", expected, got,
+                                 "the encoding also allows another value")
+        if res.status is not Status.UNSAT:
+            return PinnedOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
+        return PinnedOutcome("ok", expected, expected, "exact", True)
+
+def _sqlite_row(case: PinnedCase) -> tuple[sqlite3.Connection, tuple]:
+    """A connection holding the case's table with its one row, and the row as SQLite
+    stored it (column affinity applied: 0.0 in a NUMERIC column is the integer 0)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(case.ddl)
+    names = ", ".join(f'"{n}"' for n, _ in case.columns)
+    conn.execute(f"INSERT INTO t ({names}) VALUES ({', '.join('?' for _ in case.row)})",
+                 case.row)
+    return conn, conn.execute(f"SELECT {names} FROM t").fetchone()
 
 
 def _judged(expected: object, known: Determined, always_approximate: bool) -> PinnedOutcome:
@@ -243,11 +303,12 @@ def _equals(b: Builder, v, o_null, o_cls, o_int, o_real, o_text):
     return b.and_(nn, b.eq(o_cls, b.int(3)), b.eq(o_text, b.str(str(v))))
 
 
-def _decode(model: dict):
-    if model.get("out!null"):
+def _decode(model: dict, names: dict):
+    """The value a model gives the out!* symbols ``names`` holds."""
+    if model.get(names["null"].symbol_name()):
         return None
-    cls = model.get("out!cls")
-    return {1: model.get("out!i"), 2: model.get("out!r"), 3: model.get("out!s")}.get(cls)
+    cls = model.get(names["cls"].symbol_name())
+    return model.get(names[cls].symbol_name()) if cls in (1, 2, 3) else None
 
 
 def _pins(b: Builder, db: SymbolicDatabase, schema: Schema, row: tuple, name: str = "t",
