@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -23,6 +24,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from spotit import mutants
+from spotit.proofs import coverage as reach
 from spotit.proofs import reproducers
 from spotit.proofs.crashes import CRASH
 from spotit.proofs.generators import (
@@ -90,6 +92,9 @@ class FuzzReport:
     seed: int = 0
     jobs: int = 1  # worker processes; worker i ran seed * 1000 + i
     first_found: float | None = None  # seconds into the run of the first wrong answer
+    # Thm 1 expressions per operator/function and per edge-value class (proofs.coverage)
+    coverage: dict[str, Counter] = field(default_factory=dict)
+    expected_operators: frozenset[str] = frozenset()  # those a warning names when unused
 
     @property
     def crashes(self) -> int:
@@ -120,7 +125,16 @@ class FuzzReport:
             "solvers": list(self.solvers),
             "seed": self.seed,
             "jobs": self.jobs,
+            "coverage": {k: dict(sorted(v.items())) for k, v in self.coverage.items()},
+            "coverage_warnings": self.coverage_warnings(),
         }
+
+    def coverage_warnings(self) -> list[str]:
+        """Operators and edge-value classes no Thm 1 expression exercised, once the
+        expressions ran long enough to expect each (empty otherwise)."""
+        if not self.expressions_checked or self.seconds < reach.WARN_AFTER_SECONDS:
+            return []
+        return reach.warnings(self.coverage, self.expected_operators)
 
     def rules_without_cases(self) -> list[str]:
         """Registered rules no checked case exercised (empty if the part did not run)."""
@@ -156,6 +170,17 @@ class FuzzReport:
             lines.append(f"  rule {name!r}: {n} case(s)")
         for name in self.rules_without_cases():
             lines.append(f"  WARNING: rule {name!r} was exercised by no case")
+        edges = self.coverage.get("edge_values")
+        if edges:
+            lines.append("edge values (Thm 1 expressions): " + ", ".join(
+                f"{name} {edges.get(name, 0)}" for name in reach.EDGE_CLASSES))
+        ops = self.coverage.get("operators")
+        if ops:
+            least = sorted(ops.items(), key=lambda kv: (kv[1], kv[0]))[:8]
+            lines.append(f"operators exercised: {len(ops)}; least: " + ", ".join(
+                f"{name} {n}" for name, n in least))
+        for w in self.coverage_warnings():
+            lines.append(f"  WARNING: {w}")
         for d in self.discrepancies:
             label = "CRASH" if d.kind == CRASH else "DISCREPANCY"
             lines.append(f"  {label} [{d.part}, {d.solver}] {d.detail}\n    -> {d.reproducer}")
@@ -218,7 +243,9 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
     """
     if examples is None and minutes is None:
         examples = 100
-    report = FuzzReport(solvers=solvers, seed=seed)
+    report = FuzzReport(solvers=solvers, seed=seed,
+                        expected_operators=frozenset(reach.expected_operators()
+                                                     if only is None else ()))
     start = time.monotonic()
     stop_at = start + minutes * 60 if minutes is not None else None
     rules_only = only is not None and only.upper() == ALL_RULES
@@ -301,7 +328,9 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
     limit = minutes * 60 + 600 if minutes is not None else 7 * 24 * 3600.0
     tasks = [Task(i, _fuzz_worker, ({**kwargs, "examples": share, "minutes": minutes,
                                      "seed": seed * 1000 + i},), limit) for i in range(jobs)]
-    total = FuzzReport(solvers=tuple(kwargs.get("solvers", ("z3",))), seed=seed, jobs=jobs)
+    total = FuzzReport(solvers=tuple(kwargs.get("solvers", ("z3",))), seed=seed, jobs=jobs,
+                       expected_operators=frozenset(reach.expected_operators()
+                                                    if kwargs.get("only") is None else ()))
     start = time.monotonic()
     for i, out in run_batch(tasks, workers=jobs, memory_mb=None):
         if "report" not in out:
@@ -317,6 +346,8 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
             setattr(total, name, getattr(total, name) + part[name])
         for rule, n in part["rule_cases"].items():
             total.rule_cases[rule] = total.rule_cases.get(rule, 0) + n
+        for kind, counts in part.get("coverage", {}).items():
+            total.coverage.setdefault(kind, Counter()).update(counts)
         total.discrepancies += [Discrepancy(**d) for d in part["discrepancy_details"]]
         if progress is not None:
             progress(f"worker {i} (seed {seed * 1000 + i}) done: "
@@ -385,6 +416,8 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
             for outcome in outcomes:
                 count[0] += 1
                 _tally(report, outcome)
+                if outcome.kind not in ("skipped", "unsupported"):
+                    reach.count(report.coverage, outcome.operators, row, outcome.expr)
                 if outcome.kind in FAILURES:
                     return outcome.kind, outcome
             return "ok", None

@@ -53,7 +53,8 @@ EDGE_TEXTS = ("", " ", "a", "A", "abc", "aBc", "ABC", "a b", " a ", "%", "_", "a
               "12abc", "+-", "-3", "1.5", "  7", "0x10", "1e3", ".5", "2020-02-29",
               "2019-13-01", "2021-06-30 23:59:59", "2020-2-3", "é", "\t1", "a ", "ABC  ",
               "Abc", "É", "2010-07-19 19:37:33.0", "2021-06-30 23:59:59.5  ")
-EDGE_INTS = (0, 1, -1, 2, 3, 7, 10, 100, 2020, -5)
+# the last ones: products and sums of them leave 64 bits (SQLite's result is then REAL)
+EDGE_INTS = (0, 1, -1, 2, 3, 7, 10, 100, 2020, -5, 2**31, 2**62, -(2**63), 2**63 - 1)
 EDGE_REALS = (0.0, 0.5, -0.5, 1.0, 1.5, -2.25, 100.0, 2.5e-3, 1e10)
 
 # texts that collations tell apart or not: the same letters in other cases, trailing spaces

@@ -38,6 +38,7 @@ from spotit.errors import SpotItError, Unsupported
 from spotit.frontend.binder import bind
 from spotit.frontend.parser import parse
 from spotit.ir.types import StorageClass
+from spotit.proofs.coverage import operators_of
 from spotit.proofs.crashes import CRASH, crash_detail
 from spotit.proofs.determined import Determined, determined_value, forced
 from spotit.schema import Schema, schema_from_ddl
@@ -84,6 +85,7 @@ class PinnedOutcome:
     exact: bool = True
     path: str = "solver"  # "evaluated": decided without the solver (spotit.proofs.determined)
     expr: str = ""  # the expression checked (set by check_pinned_batch)
+    operators: frozenset[str] = frozenset()  # what its plan uses (spotit.proofs.coverage)
 
 
 @lru_cache(maxsize=64)
@@ -178,6 +180,11 @@ class _PinnedRow:
         plan = bound_plan(f"SELECT {expr} FROM t", self.schema, expected)
         if isinstance(plan, PinnedOutcome):
             return plan
+        return replace(self._checked(expr, plan, expected, timeout, solver_free),
+                       operators=frozenset(operators_of(plan, expr)))
+
+    def _checked(self, expr: str, plan, expected: object, timeout: float,
+                 solver_free: bool) -> PinnedOutcome:
         b = self.b
         enc = Encoder(self.db, EncoderOptions(now=self.case.now))
         try:

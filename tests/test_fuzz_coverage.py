@@ -1,0 +1,59 @@
+"""The fuzz's coverage report: edge-value classes and operators, derived by hand."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from spotit.proofs.coverage import EDGE_CLASSES, count, edge_classes, operators_of, warnings
+from spotit.proofs.fuzz import FuzzReport
+
+
+def test_each_edge_class_is_recognised():
+    assert edge_classes((None,)) == {"null"}
+    assert edge_classes(("",)) == {"empty_text"}
+    assert edge_classes(("12abc",)) == {"numeric_prefix_text"}
+    assert edge_classes((" 12 ", "12", "-3", "abc")) == set()  # whole numbers, no prefix
+    assert edge_classes(("a_c",)) == {"like_wildcards"}
+    assert edge_classes(("aBc",)) == {"mixed_case"}
+    # a date is numeric-prefix text too: '2020-02-29' + 0 is 2020 in SQLite
+    assert edge_classes(("2020-02-29",)) == {"leap_day", "numeric_prefix_text"}
+    assert edge_classes(("2019-02-29",)) == {"leap_day", "invalid_date_text",
+                                             "numeric_prefix_text"}
+    assert edge_classes(("2019-13-01 10:00",)) == {"invalid_date_text", "numeric_prefix_text"}
+    assert edge_classes((2**62,)) == {"int_overflow_edge"}
+    assert edge_classes((0.5,)) == {"real"}
+
+
+def test_literals_count_and_strings_hide_their_digits():
+    assert edge_classes((1,), "s LIKE '%a'") == {"like_wildcards"}
+    assert edge_classes((1,), "'1.5' || s") == set()  # a whole number, and no REAL literal
+    assert edge_classes((1,), "r + 1.5") == {"real"}
+    assert edge_classes((1,), "i IS NULL") == {"null"}
+
+
+def test_functions_are_read_from_the_text():
+    # IIF is no registered function (the binder makes it a CASE): not counted as one
+    assert operators_of(None, "IIF(SUBSTR(s, 1), (+ 3), CURRENT_DATE)") == {
+        "SUBSTR", "+", "CURRENT_DATE"}
+
+
+def test_warnings_name_what_no_case_reached():
+    cov: dict[str, Counter] = {}
+    count(cov, {"LIKE"}, (None, "a%"), "s LIKE 'a%'")
+    found = warnings(cov, {"LIKE", "SUBSTR"})
+    assert "operator SUBSTR was exercised by no expression" in found
+    assert not any("LIKE" in w for w in found)
+    assert {w.split("'")[1] for w in found if w.startswith("edge")} == \
+        set(EDGE_CLASSES) - {"null", "like_wildcards"}
+
+
+def test_the_report_carries_the_counts_and_warns_only_after_a_minute():
+    report = FuzzReport(expressions_checked=1, expected_operators=frozenset({"SUBSTR"}))
+    count(report.coverage, {"LIKE"}, ("",), "s LIKE 'x'")
+    report.seconds = 5
+    assert report.to_json()["coverage"]["operators"] == {"LIKE": 1}
+    assert report.to_json()["coverage_warnings"] == []
+    report.seconds = 61
+    assert "operator SUBSTR was exercised by no expression" in report.to_json()[
+        "coverage_warnings"]
+    assert "WARNING: operator SUBSTR" in report.summary()
