@@ -248,6 +248,8 @@ def cmd_fuzz(args) -> int:
                          f"{names}")
     if args.examples is not None and args.examples < 1:
         raise SystemExit("spotit: error: --examples must be at least 1")
+    if args.checks is not None and args.checks < 1:
+        raise SystemExit("spotit: error: --checks must be at least 1")
     if args.minutes is not None and args.minutes <= 0:
         raise SystemExit("spotit: error: --minutes must be positive")
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
@@ -258,11 +260,12 @@ def cmd_fuzz(args) -> int:
         from spotit.proofs.fuzz import fuzz_in_parallel
 
         report = fuzz_in_parallel(jobs=args.jobs, examples=args.examples, minutes=args.minutes,
-                                  seed=args.seed, solvers=solvers, only=args.only,
-                                  out_dir=str(args.out), progress=progress)
+                                  checks=args.checks, seed=args.seed, solvers=solvers,
+                                  only=args.only, out_dir=str(args.out), progress=progress)
     else:
-        report = fuzz(examples=args.examples, minutes=args.minutes, seed=args.seed,
-                      solvers=solvers, only=args.only, out_dir=args.out, progress=progress)
+        report = fuzz(examples=args.examples, minutes=args.minutes, checks=args.checks,
+                      seed=args.seed, solvers=solvers, only=args.only, out_dir=args.out,
+                      progress=progress)
     print(json.dumps(report.to_json(), default=str) if args.json else report.summary())
     return 1 if report.discrepancies else 0
 
@@ -509,6 +512,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fuzz", help="check the encodings against SQLite on generated cases")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--minutes", type=float, help="wall-clock budget (fractions allowed)")
+    budget.add_argument("--checks", type=int,
+                        help="stop after this many Thm 1 and Thm 2 checks in all (expressions, "
+                        "window calls, queries on tables, table pairs), every part running "
+                        "in its share as usual; with --jobs, split between the workers")
     budget.add_argument("--examples", type=int,
                         help="cases per claim and solver (expressions, table pairs; "
                              "query pairs: 1/4)")

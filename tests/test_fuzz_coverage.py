@@ -57,3 +57,13 @@ def test_the_report_carries_the_counts_and_warns_only_after_a_minute():
     assert "operator SUBSTR was exercised by no expression" in report.to_json()[
         "coverage_warnings"]
     assert "WARNING: operator SUBSTR" in report.summary()
+
+
+def test_a_checks_budget_stops_the_run_once_reached(tmp_path):
+    """``--checks``: the cheapest part (table pairs) runs first; one check asked for,
+    the run stops after that part's search instead of running the others."""
+    from spotit.proofs.fuzz import fuzz
+
+    report = fuzz(checks=1, seed=5, out_dir=tmp_path)
+    assert report.tables_checked >= 1 and report.theorem_checks == report.tables_checked
+    assert report.expressions_checked == report.query_pairs_checked == 0

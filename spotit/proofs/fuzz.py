@@ -97,6 +97,13 @@ class FuzzReport:
     expected_operators: frozenset[str] = frozenset()  # those a warning names when unused
 
     @property
+    def theorem_checks(self) -> int:
+        """Thm 1 and Thm 2 checks: expressions, window calls, queries on tables, table
+        pairs (what ``--checks`` counts)."""
+        return (self.expressions_checked + self.windows_checked + self.relations_checked
+                + self.tables_checked)
+
+    @property
     def crashes(self) -> int:
         return sum(d.kind == CRASH for d in self.discrepancies)
 
@@ -229,7 +236,8 @@ def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, A
     return state["checked"], *(failure if failure else (None, None))
 
 
-def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int = 0,
+def fuzz(*, examples: int | None = None, minutes: float | None = None,
+         checks: int | None = None, seed: int = 0,
          solvers: tuple[str, ...] = ("z3",), only: str | None = None,
          out_dir: str | Path = "spotit-fuzz", progress: Callable[[str], None] | None = None,
          first_only: bool = False) -> FuzzReport:
@@ -239,9 +247,11 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
     operator is that one are checked (Thm 1), and no tables or query pairs;
     ``only="RULES"`` checks the canonical-form rules alone. With ``first_only`` the
     run stops at the first wrong answer (not a crash), unshrunk: the mutation suite
-    (:mod:`spotit.proofs.mutation`) times that.
+    (:mod:`spotit.proofs.mutation`) times that. ``checks``: stop once this many Thm 1
+    and Thm 2 checks are done (``FuzzReport.theorem_checks``), the parts taking their
+    usual shares of each round (query pairs and rules included).
     """
-    if examples is None and minutes is None:
+    if examples is None and minutes is None and checks is None:
         examples = 100
     report = FuzzReport(solvers=solvers, seed=seed,
                         expected_operators=frozenset(reach.expected_operators()
@@ -281,6 +291,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
     def finished() -> bool:
         if stop_at is not None and time.monotonic() > stop_at:
             return True
+        if checks is not None and report.theorem_checks >= checks:
+            return True
         if first_only and report.first_found is not None:
             return True
         return all(targets[part] is not None and n >= targets[part]
@@ -304,7 +316,9 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
                     _record(report, part, solver, case, outcome, out_dir)
         round_no += 1
         if progress is not None:
-            progress(f"round {round_no}: {report.expressions_checked} expressions, "
+            of = f" of {checks}" if checks is not None else ""
+            progress(f"round {round_no}: {report.theorem_checks}{of} Thm 1/2 checks: "
+                     f"{report.expressions_checked} expressions, "
                      f"{report.windows_checked} window calls, "
                      f"{report.relations_checked} queries on tables, "
                      f"{report.tables_checked} table pairs, {report.query_pairs_checked} "
@@ -315,18 +329,21 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None, seed: int
 
 
 def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float | None = None,
-                     seed: int = 0, progress: Callable[[str], None] | None = None,
+                     checks: int | None = None, seed: int = 0,
+                     progress: Callable[[str], None] | None = None,
                      **kwargs: Any) -> FuzzReport:
     """``fuzz`` in ``jobs`` worker processes, one seed each (``seed * 1000 + i``), the
     example budget split between them; the report holds the totals. A worker that dies
     is a crash of the harness, and the others' results are kept."""
     from spotit.experiments.batch import Task, run_batch
 
-    if examples is None and minutes is None:
+    if examples is None and minutes is None and checks is None:
         examples = 100
     share = math.ceil(examples / jobs) if examples is not None else None
+    checks_share = math.ceil(checks / jobs) if checks is not None else None
     limit = minutes * 60 + 600 if minutes is not None else 7 * 24 * 3600.0
     tasks = [Task(i, _fuzz_worker, ({**kwargs, "examples": share, "minutes": minutes,
+                                     "checks": checks_share,
                                      "seed": seed * 1000 + i},), limit) for i in range(jobs)]
     total = FuzzReport(solvers=tuple(kwargs.get("solvers", ("z3",))), seed=seed, jobs=jobs,
                        expected_operators=frozenset(reach.expected_operators()
