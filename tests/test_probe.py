@@ -111,15 +111,15 @@ def test_probe_is_deterministic():
 
 
 def test_pipeline_refutes_unsupported_queries_by_random_search():
-    # a LEAD with a non-constant offset is outside the fragment, yet a difference is
+    # an NTH_VALUE with a non-constant N is outside the fragment, yet a difference is
     # still a difference
-    gold = "SELECT id, LEAD(id, id - id + 1) OVER (ORDER BY id) FROM dept"
+    gold = "SELECT id, NTH_VALUE(id, id - id + 2) OVER (ORDER BY id) FROM dept"
     pred = "SELECT id, NULL FROM dept"
     res = check(SCHEMA, gold, pred, bound=3)
     assert res.verdict.value == "not_equivalent"
     assert res.cex_found_by == "random search"
     assert "outside the fragment" in res.reason and "window function" in res.reason
-    assert len(res.cex_rows["dept"]) == 2  # by hand: with 2 rows the first leads to the second
+    assert len(res.cex_rows["dept"]) == 2  # by hand: one row has no second value, two do
     same = check(SCHEMA, gold, gold.replace("id)", "id )"), bound=3)
     assert same.verdict.value == "unsupported"
 
