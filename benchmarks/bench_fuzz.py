@@ -64,6 +64,32 @@ def thm1(case: tuple, solver: str, timeout: float) -> Any:
     return check_pinned(_pinned(row, expr, data), solver, timeout)
 
 
+def thm1_rows_strategy() -> st.SearchStrategy:
+    """The fuzzer's expression cases since batching: (expressions, row, data level)."""
+    from spotit.proofs.fuzz import EXPRESSIONS_PER_ROW
+
+    return st.sampled_from(DATA_LEVELS).flatmap(lambda data: fuzz_rows(data).flatmap(
+        lambda row: st.tuples(
+            st.lists(st.sampled_from(EXPRESSION_KINDS).flatmap(
+                lambda k: expressions(k, 3, None, related_texts(FUZZ_COLUMNS, row))),
+                min_size=EXPRESSIONS_PER_ROW, max_size=EXPRESSIONS_PER_ROW),
+            st.just(row), st.just(data))))
+
+
+class _Batch(list):
+    """The outcomes of one row's expressions; counted as that many checks."""
+
+    kind = "batch"
+    path = "batch"
+
+
+def thm1_rows(case: tuple, solver: str, timeout: float) -> Any:
+    from spotit.proofs.pinned import check_pinned_batch
+
+    exprs, row, data = case
+    return _Batch(check_pinned_batch(_pinned(row, exprs[0], data), exprs, solver, timeout))
+
+
 def thm2(case: tuple, solver: str, timeout: float) -> Any:
     (width, r1, a1, r2, a2), semantics = case
     return check_tables(TableCase(width, tuple(r1), tuple(r2), tuple(a1), tuple(a2),
@@ -78,6 +104,7 @@ def pair(case: tuple, solver: str, timeout: float) -> Any:
 PARTS: dict[str, tuple[Callable[[], st.SearchStrategy],
                        Callable[[tuple, str, float], Any]]] = {
     "thm1": (thm1_strategy, thm1),
+    "thm1-rows": (thm1_rows_strategy, thm1_rows),  # checkouts with check_pinned_batch
     "thm2": (lambda: st.tuples(table_pairs(), st.sampled_from(SEMANTICS)), thm2),
     "pairs": (query_pairs, pair),
 }
@@ -103,12 +130,15 @@ def measure(part: str, cases: int, repeats: int, seed: int, solver: str, timeout
         seconds = Counter()
         for case in examples:
             t = time.perf_counter()
-            outcomes.append(check(case, solver, timeout))
-            seconds[path_of(outcomes[-1])] += time.perf_counter() - t
-        rates.append(len(examples) / sum(seconds.values()))
+            got = check(case, solver, timeout)
+            dt = time.perf_counter() - t
+            for o in got if isinstance(got, _Batch) else [got]:  # a row: its expressions
+                outcomes.append(o)
+                seconds[path_of(o)] += dt / (len(got) if isinstance(got, _Batch) else 1)
+        rates.append(len(outcomes) / sum(seconds.values()))
         kinds = Counter(o.kind for o in outcomes)
         paths = Counter(path_of(o) for o in outcomes)
-    return {"part": part, "cases": len(examples), "checks_per_s": round(
+    return {"part": part, "cases": len(outcomes), "checks_per_s": round(
         statistics.median(rates), 1), "runs": [round(r, 1) for r in rates],
         "generated_per_s": round(len(examples) / generation, 1), "kinds": dict(kinds),
         "paths": dict(paths), "per_path_checks_per_s": {
@@ -129,6 +159,8 @@ def main() -> None:
     args = ap.parse_args()
     for part in PARTS if args.part == "all" else (args.part,):
         n = max(1, args.cases // 10) if part == "pairs" else args.cases
+        if part == "thm1-rows":
+            n = max(1, args.cases // 12)  # rows of 12 expressions: as many checks as thm1
         res = measure(part, n, args.repeats, args.seed, args.solver, args.timeout)
         if args.json:
             print(json.dumps(res))

@@ -392,3 +392,16 @@ def test_index_html_in_headless_chromium(report, tmp_path):
     console = [line for line in p.stderr.splitlines() if "CONSOLE" in line
                or "Uncaught" in line or "Refused to" in line]
     assert console == [], console
+
+
+def test_needs_count_refutations_not_columns():
+    """A refutation that needs NULL in two columns is one refutation needing NULL: the
+    "needs" count never exceeds the "has" count of the same feature."""
+    from spotit.experiments.report import Pair, explanations_summary
+    from spotit.experiments.store import PairRecord
+
+    entries = [{"feature": "null", "needed": True, "column": c} for c in ("a", "b")]
+    rec = PairRecord("k", "S", "1", "db", "g", "p", "set", "not_equivalent",
+                     result={"explained": True, "explanation": entries})
+    got = explanations_summary([Pair(rec, None)])
+    assert got["needs"] == {"null": 1} and got["has"] == {"null": 1}

@@ -162,8 +162,10 @@ def explanations_summary(pairs: list[Pair]) -> dict[str, Any] | None:
                  and (p.rec.result or {}).get("explained")]
     if not explained:
         return None
-    needs = Counter(e["feature"] for p in explained for e in p.rec.result["explanation"]
-                    if e.get("needed") is True)
+    # refutations, not entries: one needing NULL in two columns counts once, as in "has"
+    needs = Counter(k for p in explained
+                    for k in {e["feature"] for e in p.rec.result["explanation"]
+                              if e.get("needed") is True})
     has = Counter(k for p in explained
                   for k in {e["feature"] for e in p.rec.result["explanation"]})
     nothing = sum(1 for p in explained
