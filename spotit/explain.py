@@ -240,6 +240,7 @@ def _numeric_operands(e) -> list:
     """The operands ``e`` treats as numbers: both sides of arithmetic, what a CAST to a
     numeric type or ABS/ROUND takes, and a side compared with a numeric expression."""
     from spotit.ir import scalar as S
+    from spotit.ir.types import Affinity
 
     if isinstance(e, S.Arith):
         return [e.left, e.right]
@@ -250,7 +251,10 @@ def _numeric_operands(e) -> list:
     if isinstance(e, S.Call) and e.name in ("ABS", "ROUND"):
         return list(e.args[:1])
     if isinstance(e, S.Compare | S.Is):
-        return [x for x, other in ((e.left, e.right), (e.right, e.left)) if _is_numeric(other)]
+        # a TEXT side compared with a number without numeric affinity (a literal, an
+        # arithmetic result) compares as text: SQLite converts the number, not the text
+        return [x for x, other in ((e.left, e.right), (e.right, e.left)) if _is_numeric(other)
+                and (S.affinity_of(x) is not Affinity.TEXT or S.affinity_of(other).is_numeric)]
     return []
 
 

@@ -16,8 +16,9 @@ checked on SQLite over small databases, never read off SpotIt's output:
   ``age > 300``: 120 is in range: not needed.
 - ``year > 2000`` against ``CAST(year AS INTEGER) > 2000`` (year TEXT): a NULL year
   selects the row in neither; a TEXT column holds nothing but text and NULL, so a
-  difference needs a text value, which ``> 2000`` compares with a number (as text,
-  by affinity). With ``OR n > 1`` / ``OR n >= 1`` on both sides a NULL year and n = 1
+  difference needs a text value, which the CAST reads as a number. (``year > 2000``
+  alone compares as text, by affinity: no text-vs-number feature.) With
+  ``CAST(year AS INTEGER) > 2000 OR n > 1`` / ``... OR n >= 1`` a NULL year and n = 1
   tell them apart: a text year is then not needed.
 - ``a / b`` against ``CAST(a AS REAL) / b``: they differ exactly when b <> 0 does not
   divide a. Not searched again (it cannot be forbidden soundly): needed is null.
@@ -140,9 +141,18 @@ def test_text_compared_with_a_number_is_needed():
             assert not _differ(gold, pred, db)
 
 
+def test_a_text_column_compared_with_a_literal_compares_text():
+    """``year > 2000`` on a TEXT column converts 2000 to '2000': no text meets a number,
+    and forbidding text there would only leave NULLs (no explanation at all)."""
+    got = _explained("SELECT id FROM s WHERE year > 2000 OR n > 1",
+                     "SELECT id FROM s WHERE year > 2000 OR n >= 1",
+                     cex={"s": [{"id": 1, "year": "0", "n": 1}]})
+    assert "text_number" not in got
+
+
 def test_text_compared_with_a_number_present_but_not_needed():
-    gold = "SELECT id FROM s WHERE year > 2000 OR n > 1"
-    pred = "SELECT id FROM s WHERE year > 2000 OR n >= 1"
+    gold = "SELECT id FROM s WHERE CAST(year AS INTEGER) > 2000 OR n > 1"
+    pred = "SELECT id FROM s WHERE CAST(year AS INTEGER) > 2000 OR n >= 1"
     got = _explained(gold, pred, cex={"s": [{"id": 1, "year": "0", "n": 1}]})
     assert got == {"text_number": False}
     assert _differ(gold, pred, {"s": [(1, None, 1)]})
