@@ -1036,7 +1036,7 @@ def _frame(text: str, pos) -> R.Frame:
         start, end = bound(*g[1:4]), bound(*g[4:7])
     else:  # a start only: the end is the current row
         start, end = bound(*g[7:10]), R.FrameBound("CURRENT ROW")
-    return R.Frame(g[0], start, end, g[10] or "NO OTHERS")
+    return R.Frame(g[0], start, end, g[10] or "NO OTHERS", g[10] is not None)
 
 
 def _filtered(f: A.Function, args: tuple[S.Expr, ...], cond: S.Expr

@@ -193,12 +193,15 @@ class FrameBound:
 @dataclass(frozen=True, slots=True)
 class Frame:
     """``unit`` (ROWS, RANGE, GROUPS) BETWEEN ``start`` AND ``end`` EXCLUDE ``exclude``
-    (NO OTHERS, CURRENT ROW, GROUP, TIES)."""
+    (NO OTHERS, CURRENT ROW, GROUP, TIES). ``exclude_written``: the query has an
+    EXCLUDE clause, even ``EXCLUDE NO OTHERS`` -- SQLite then computes each row's frame
+    afresh, which GROUP_CONCAT's empty text shows (``''``, not NULL)."""
 
     unit: str
     start: FrameBound
     end: FrameBound
     exclude: str = "NO OTHERS"
+    exclude_written: bool = False
 
 
 # SQLite's default frame: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (without an

@@ -301,8 +301,9 @@ class _Renderer:
         if c.order:
             over.append("ORDER BY " + self.sort_keys(list(c.order), scope))
         f = c.frame
-        over.append(f"{f.unit} BETWEEN {_bound(f.start)} AND {_bound(f.end)} "
-                    f"EXCLUDE {f.exclude}")
+        exclude = f" EXCLUDE {f.exclude}" if f.exclude_written or f.exclude != "NO OTHERS" \
+            else ""
+        over.append(f"{f.unit} BETWEEN {_bound(f.start)} AND {_bound(f.end)}{exclude}")
         return f"{c.func}({args}) OVER ({' '.join(over)})"
 
     def sort_keys(self, keys: list[R.SortKey], scope) -> str:
