@@ -267,17 +267,23 @@ def _constant_int(call: R.WindowCall, k: int, default: int, *, minimum: int | No
     """A constant integer argument (an offset, a bucket count)."""
     if len(call.args) <= k:
         return default
-    a = call.args[k]
-    if isinstance(a, S.Call) and a.name == "+" and len(a.args) == 1:
-        a = a.args[0]
-    if isinstance(a, S.Negate) and isinstance(a.operand, S.Const) \
-            and isinstance(a.operand.value, int):
-        a = S.Const(-a.operand.value)
-    if not (isinstance(a, S.Const) and isinstance(a.value, int)
-            and (minimum is None or a.value >= minimum)):
+    value = _int_literal(call.args[k])
+    if value is None or (minimum is not None and value < minimum):
         raise Unsupported(f"window function {call.func}() with a non-constant or "
                           f"out-of-range argument {k + 1}" + (f" {why}" if why else ""))
-    return a.value
+    return value
+
+
+def _int_literal(a: S.Expr) -> int | None:
+    """The integer an argument spells (``3``, ``+3``, ``-3``), or None."""
+    if isinstance(a, S.Call) and a.name == "+" and len(a.args) == 1:
+        a = a.args[0]
+    sign = 1
+    if isinstance(a, S.Negate) and isinstance(a.operand, S.Const):
+        a, sign = a.operand, -1
+    if isinstance(a, S.Const) and isinstance(a.value, int):
+        return sign * a.value
+    return None
 
 
 # ---------------------------------------------------------------------- ranking
@@ -367,7 +373,7 @@ def _lag_lead(enc: Encoder, w: Windowed, call: R.WindowCall, sign: int) -> list[
     b = enc.b
     xs = w.arg(call, 0)
     defaults = w.arg(call, 2) if len(call.args) > 2 else [null_value(b)] * w.n
-    if len(call.args) < 2 or _is_int_const(call.args[1]):
+    if len(call.args) < 2 or _int_literal(call.args[1]) is not None:
         offset = _constant_int(call, 1, 1, minimum=None)
         if offset == 0:
             return xs
@@ -400,14 +406,6 @@ def _lag_lead(enc: Encoder, w: Windowed, call: R.WindowCall, sign: int) -> list[
                            xs[j], v)
         out.append(v)
     return out
-
-
-def _is_int_const(a: S.Expr) -> bool:
-    if isinstance(a, S.Call) and a.name == "+" and len(a.args) == 1:
-        a = a.args[0]
-    if isinstance(a, S.Negate) and isinstance(a.operand, S.Const):
-        a = a.operand
-    return isinstance(a, S.Const) and isinstance(a.value, int) and not isinstance(a.value, bool)
 
 
 @window_function("LAG", arity=(1, 3), arg_kinds=("any", "offset", "any"))

@@ -73,7 +73,7 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
                 chosen.append((a.cls, ev.simplify(a.term)))
         if len(chosen) != 1 or not chosen[0][1].is_constant():
             return None  # none or several alternatives: the solver says what that means
-        cls, value = chosen[0][0], python_value(chosen[0][1])
+        cls, value = chosen[0][0], _python(chosen[0][1])
     # the value is fixed; the rest must have a model (else the solver path finds none)
     if rest and satisfiable(rest, solver, timeout) is not True:
         return None
@@ -153,7 +153,7 @@ def _definition(f: FNode) -> tuple[FNode, FNode] | None:
     return None
 
 
-def python_value(term: FNode) -> object:
+def _python(term: FNode) -> object:
     v = term.constant_value()
     if term.is_real_constant():
         return Fraction(v)
