@@ -204,3 +204,44 @@ def test_a_batch_gives_each_expression_its_own_outcome():
     kinds = dict(zip(exprs, (o.kind for o in batch), strict=True))
     assert kinds["i +"] == "skipped" and kinds[overflow] == "skipped"
     assert all(k == "ok" for e, k in kinds.items() if e not in ("i +", overflow))
+
+
+# A row found by a seeded run: gs = UPPER(sr) holds a 21-character text; UPPER is
+# exact up to CASE_MAP_EXACT_LENGTH characters and says so, so UPPER(gs) on it is an
+# over-approximation. The harness once read the exactness conditions before the
+# expression's own definitions were collected, called it exact and reported the
+# approximation's other values as a divergence.
+LONG_TEXT_ROW = (None, 1.25, None, None, "2010-07-19 19:37:33.0", -652, 4611686018427387904,
+                 None, "2010-07-19 19:37:33.0")
+
+
+@requires_solver("z3")
+@pytest.mark.parametrize("solver_free", [True, False])
+def test_an_approximation_the_expression_pulls_in_is_not_called_exact(solver_free):
+    out = check_pinned(_pinned(LONG_TEXT_ROW, "UPPER(gs)"), "z3", 20.0,
+                       solver_free=solver_free)
+    assert out.kind == "ok", out
+    assert out.sqlite_value == "2010-07-19 19:37:33.0"
+    assert not out.exact
+
+
+@requires_solver("z3")
+def test_an_alternative_not_taken_keeps_the_row_in_the_exact_range():
+    """gt = text(i + n): with n an INTEGER the REAL alternative of the sum (whose text
+    is exact only for integral values) is not the value; the row is in the exact
+    range and the value is decided exactly (before: 'outside the exactly encoded
+    range', because the dead REAL payload had to be integral)."""
+    row = (-640, -2.25, "A", None, None, 847, -730, "%", "x")
+    out = check_pinned(_pinned(row, "gt"), "z3", 20.0)
+    assert out.sqlite_value == "207"  # -640 + 847, as text (the column is TEXT)
+    assert (out.kind, out.exact) == ("ok", True), out
+
+
+@requires_solver("z3")
+def test_the_text_of_a_real_literal_is_exact():
+    """SQLite's text of 1.5 is '1.5'; an aggregate over rows keeps the literal as a
+    term, whose text was an uninterpreted function (any text with a point)."""
+    row = (1, 2.5, "a", None, None, 3, 4, "b", "c")
+    out = check_pinned(_pinned(row, "(SELECT GROUP_CONCAT(1.5, ';') FROM t AS t2)"), "z3", 20.0)
+    assert out.sqlite_value == "1.5"
+    assert (out.kind, out.exact) == ("ok", True), out

@@ -19,6 +19,7 @@ SQLite (``spurious``). ``Encoder.approximations`` records when this happens.
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from pysmt.fnode import FNode
@@ -179,7 +180,8 @@ def numeric_affinity(enc: Encoder, v: Value) -> Value:
     nt = numtext.decompose(enc, s)
     exact = b.and_(nt.real_exact, b.not_(nt.has_exponent))
     if not exact.is_true():
-        enc.approximate("numeric affinity of long or exponent-form text", exact)
+        enc.approximate("numeric affinity of long or exponent-form text",
+                        _where(b, b.and_(b.not_(v.null), a.guard), exact))
     is_int, int_v = _numeric_class(enc, s, nt)
     real_v = b.ite(exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
@@ -246,19 +248,25 @@ def to_text(enc: Encoder, v: Value) -> Value:
         elif a.cls is INT_C:
             guard_terms.append((a.guard, int_text(b, a.term)))
         else:
-            guard_terms.append((a.guard, real_text(enc, a.term)))
+            guard_terms.append((a.guard, real_text(enc, a.term, b.and_(b.not_(v.null), a.guard))))
     term = b.select(guard_terms[:-1], guard_terms[-1][1]) if guard_terms else b.str("")
     return Value(v.null, (Alt(TEXT_C, b.TRUE, term),)) if guard_terms else v
 
 
-def real_text(enc: Encoder, r: FNode) -> FNode:
+def real_text(enc: Encoder, r: FNode, taken: FNode | None = None) -> FNode:
     """SQLite's text of a REAL (``%!.15g``): exact for integral values below 10**15
-    (``5.0`` -> ``'5.0'``), an uninterpreted function of the value otherwise."""
+    (``5.0`` -> ``'5.0'``), an uninterpreted function of the value otherwise.
+    ``taken``: when the REAL is the value at all (its alternative's guard, not NULL);
+    where it is not, the approximation cannot reach the result."""
     b = enc.b
+    if r.is_real_constant():
+        known = _double_text(Fraction(r.constant_value()))
+        if known is not None:
+            return b.str(known)
     i = b.real_trunc(r)
     integral = b.and_(b.eq(b.to_real(i), r), b.lt(b.real(-(10**15)), r), b.lt(r, b.real(10**15)))
     if not integral.is_true():
-        enc.approximate("text of a non-integral REAL", integral)
+        enc.approximate("text of a non-integral REAL", _where(b, taken, integral))
     exact = b.concat(int_text(b, i), b.str(".0"))
     # -0.0 prints as 0.0 and int_text(0) is '0': the same
     other = _uf(enc, "real_text", STRING, r)
@@ -268,6 +276,26 @@ def real_text(enc: Encoder, r: FNode) -> FNode:
         finite = b.and_(b.lt(b.real(-(10**308)), r), b.lt(r, b.real(10**308)))
         enc.side.append(b.implies(finite, b.m.StrContains(other, b.str("."))))
     return b.ite(integral, exact, other)
+
+
+def _double_text(r: Fraction) -> str | None:
+    """SQLite's text of the REAL ``r`` when ``r`` is exactly a double (a literal such
+    as 1.5); None otherwise (the encoding's exact rational is not what SQLite holds)."""
+    try:
+        f = float(r)
+    except OverflowError:
+        return None
+    if Fraction(f) != r:
+        return None
+    return concrete.evaluate("CAST(? AS TEXT)", (f,))
+
+
+def _where(b: Builder, taken: FNode | None, exact: FNode) -> FNode:
+    """An approximation's exact range, limited to where its term is the value: an
+    alternative that is not taken (another storage class, NULL) cannot make the
+    result inexact, and requiring its range anyway would put most pinned rows
+    outside the exact range (a REAL column's payload under an INTEGER value)."""
+    return exact if taken is None else b.implies(taken, exact)
 
 
 def int_text(b: Builder, i: FNode) -> FNode:
@@ -294,7 +322,8 @@ def to_numeric(enc: Encoder, v: Value) -> Value:
     real_exact = nt.real_exact
     if not b.and_(nt.int_exact, real_exact).is_true():
         enc.approximate("numeric prefix of long or exponent-form text",
-                        b.and_(nt.int_exact, real_exact))
+                        _where(b, b.and_(b.not_(v.null), a.guard),
+                               b.and_(nt.int_exact, real_exact)))
     real_v = b.ite(real_exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
     int_v = nt.int_value
     if planted("text-arith-whole"):
@@ -329,7 +358,8 @@ def to_integer(enc: Encoder, v: Value) -> Value:
         else:
             nt = numtext.decompose(enc, a.term)
             if not nt.int_exact.is_true():
-                enc.approximate("integer prefix of more than 18 digits", nt.int_exact)
+                enc.approximate("integer prefix of more than 18 digits",
+                                _where(b, b.and_(b.not_(v.null), a.guard), nt.int_exact))
             terms.append((a.guard, b.ite(nt.int_exact, nt.int_value,
                                          numtext.uf(enc, "int_prefix", INT, a.term))))
     if not terms:
@@ -366,7 +396,8 @@ def cast_numeric(enc: Encoder, v: Value) -> Value:
     nt = numtext.decompose(enc, s)
     exact = b.and_(nt.real_exact, nt.int_exact)
     if not exact.is_true():
-        enc.approximate("CAST AS NUMERIC of long or exponent-form text", exact)
+        enc.approximate("CAST AS NUMERIC of long or exponent-form text",
+                        _where(b, b.and_(b.not_(v.null), a.guard), exact))
     is_int, int_v = _numeric_class(enc, s, nt)
     real_v = b.ite(nt.real_exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
     alts = [x for x in v.alts if x.cls is not TEXT_C]

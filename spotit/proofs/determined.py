@@ -33,6 +33,7 @@ from spotit.encodings.values import Value
 from spotit.ir.types import StorageClass
 from spotit.proofs.leftovers import satisfiable
 from spotit.smt.evaluate import Evaluator
+from spotit.smt.walkers import collect_symbols
 
 DEFINITION_ROUNDS = 8  # symbol = term assertions followed, each round one level deeper
 
@@ -48,12 +49,14 @@ class Determined:
 
 def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
                      exactness: Sequence[FNode], solver: str = "z3",
-                     timeout: float = 2.0, seed: dict[FNode, FNode] | None = None
-                     ) -> Determined | None:
+                     timeout: float = 2.0, seed: dict[FNode, FNode] | None = None,
+                     completion: dict[FNode, FNode] | None = None) -> Determined | None:
     """The value ``out`` must take under ``assertions`` (the pins among them), or None
     when the full formula must go to the solver. ``solver`` only checks leftovers
     the value does not depend on (:mod:`spotit.proofs.leftovers`), in ``timeout``.
-    ``seed``: what ``forced`` found for assertions shared by many calls (a row's pins)."""
+    ``seed``: what ``forced`` found for assertions shared by many calls (a row's pins).
+    ``completion``: values for symbols the pins leave free (see ``completion``), tried
+    first when the leftovers need a model; never used for the value itself."""
     values = forced(b, assertions, seed)
     if values is None:
         return None
@@ -75,17 +78,70 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
             return None  # none or several alternatives: the solver says what that means
         cls, value = chosen[0][0], _python(chosen[0][1])
     # the value is fixed; the rest must have a model (else the solver path finds none)
-    if rest and satisfiable(rest, solver, timeout) is not True:
+    complete = Evaluator(b.m.env, {**values, **(completion or {})}) if completion else None
+    if rest and _has_model(rest, complete, solver, timeout) is not True:
         return None
     exact = ev.simplify(b.and_(exactness))
     if exact.is_bool_constant():
         in_range = exact.is_true()
     else:  # as the solver path asks it: is there a model inside the exact range?
-        answer = satisfiable([*rest, *_conjuncts([exact])], solver, timeout)
+        answer = _has_model([*rest, *_conjuncts([exact])], complete, solver, timeout)
         if answer is None:
             return None  # not decided in time: the solver path says so in its outcome
         in_range = answer
     return Determined(cls, value, in_range)
+
+
+def _has_model(assertions: Sequence[FNode], complete: Evaluator | None, solver: str,
+               timeout: float) -> bool | None:
+    """Whether ``assertions`` are satisfiable: first with the completion substituted
+    (a model of the smaller question, completed by it, is a model of the whole; the
+    solver's witnesses over constants take milliseconds where over a free payload they
+    take seconds), then as they are when that finds none."""
+    if complete is not None:
+        rest = [r for f in assertions if not (r := complete.simplify(f)).is_true()]
+        if not rest or satisfiable(rest, solver, timeout) is True:
+            return True
+    return satisfiable(assertions, solver, timeout)
+
+
+def completion(b: Builder, assertions: Sequence[FNode], solver: str, timeout: float
+               ) -> dict[FNode, FNode]:
+    """A model of ``assertions`` as symbol -> constant (empty if none is found in
+    ``timeout``): for a pinned row, values of what the pins leave free, such as the
+    payload of a NULL cell. Any one model will do; it only helps show leftovers
+    satisfiable (``_has_model``), so a wrong or missing one costs time, not soundness."""
+    from spotit.smt.printer import SmtLibWriter
+    from spotit.solvers import get_solver
+    from spotit.solvers.base import Status
+
+    if not assertions:
+        return {}
+    symbols = {s.symbol_name(): s for s in collect_symbols(assertions)
+               if not s.get_type().is_function_type()}
+    res = get_solver(solver).check(SmtLibWriter().script(assertions), timeout=timeout)
+    if res.status is not Status.SAT or not res.model:
+        return {}
+    out = {}
+    for name, v in res.model.items():
+        s = symbols.get(name)
+        const = _constant(b, s, v) if s is not None else None
+        if const is not None:
+            out[s] = const
+    return out
+
+
+def _constant(b: Builder, s: FNode, v: object) -> FNode | None:
+    t = s.get_type()
+    if t.is_bool_type() and isinstance(v, bool):
+        return b.TRUE if v else b.FALSE
+    if t.is_int_type() and isinstance(v, int) and not isinstance(v, bool):
+        return b.int(v)
+    if t.is_real_type() and isinstance(v, int | Fraction) and not isinstance(v, bool):
+        return b.real(Fraction(v))
+    if t.is_string_type() and isinstance(v, str):
+        return b.str(v)
+    return None  # an irrational approximation, a value of another sort: not used
 
 
 def forced(b: Builder, assertions: Sequence[FNode], seed: dict[FNode, FNode] | None = None

@@ -40,7 +40,7 @@ from spotit.frontend.parser import parse
 from spotit.ir.types import StorageClass
 from spotit.proofs.coverage import operators_of
 from spotit.proofs.crashes import CRASH, crash_detail
-from spotit.proofs.determined import Determined, determined_value, forced
+from spotit.proofs.determined import Determined, completion, determined_value, forced
 from spotit.schema import Schema, schema_from_ddl
 from spotit.smt.evaluate import Evaluator
 from spotit.smt.printer import SmtLibWriter
@@ -158,10 +158,12 @@ class _PinnedRow:
         self.base_approximate = enc.always_approximate
         self.domain_size = len(self.db.domain_constraints)
         self.seed = forced(b, self.base) if solver_free else None
+        self.completion: dict = {}
         if self.seed is not None:
             # what the pins leave of the shared assertions (the payload of a NULL cell)
             ev = Evaluator(b.m.env, self.seed)
             self.base_rest = [r for f in self.base if not (r := ev.simplify(f)).is_true()]
+            self.completion = completion(b, self.base_rest, solver, EXACT_RANGE_SECONDS)
 
     def expected(self, expr: str) -> object:
         from spotit.frontend.now import pin_now
@@ -193,8 +195,6 @@ class _PinnedRow:
             return PinnedOutcome("unsupported", expected, detail=str(e))
         if self.unpinnable is not None:
             return PinnedOutcome("skipped", expected, detail=self.unpinnable)
-        exactness = [*self.base_exactness, *enc.exactness]
-        approximate = self.base_approximate or enc.always_approximate
         o_null, o_cls = b.fresh("out!null", BOOL), b.fresh("out!cls", INT)
         o_int, o_real = b.fresh("out!i", INT), b.fresh("out!r", REAL)
         o_text = b.fresh("out!s", STRING)
@@ -210,10 +210,15 @@ class _PinnedRow:
         # cells the expression made (a rowid): their domains, as db.constraints has them
         own = [*self.db.domain_constraints[self.domain_size:], *enc.side]
         own += enc.used_definitions([*self.base, *own, *defs])
+        # after used_definitions: a definition the expression pulls in records its
+        # approximation (UPPER of long text) only then
+        exactness = [*self.base_exactness, *enc.exactness]
+        approximate = self.base_approximate or enc.always_approximate
         if solver_free and self.seed is not None:
             # the assertions without defs: those only name out's parts for the solver
             known = determined_value(b, out, [*self.base_rest, *own], exactness, self.solver,
-                                     min(timeout, EXACT_RANGE_SECONDS), seed=self.seed)
+                                     min(timeout, EXACT_RANGE_SECONDS), seed=self.seed,
+                                     completion=self.completion)
             if known is not None:
                 return _judged(expected, known, approximate)
         is_expected = _equals(b, expected, o_null, o_cls, o_int, o_real, o_text)
