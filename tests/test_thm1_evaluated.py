@@ -35,7 +35,13 @@ from spotit.proofs.generators import (
     fuzz_rows,
     related_texts,
 )
-from spotit.proofs.pinned import EVALUATED, PinnedCase, check_pinned
+from spotit.proofs.pinned import (
+    EVALUATED,
+    WITNESSED,
+    PinnedCase,
+    _rechecked,
+    check_pinned,
+)
 from spotit.smt import ops
 from spotit.smt.evaluate import evaluate
 from spotit.solvers.testing import requires_solver
@@ -121,6 +127,11 @@ def test_solver_and_evaluated_paths_agree():
         if slow.kind == "error" or "exactness not checked" in slow.detail:
             continue  # the solver did not answer in time: no verdict to compare
         compared += 1
+        if fast.detail == WITNESSED:
+            # witnesses show SQLite's value admissible; the solver path may say more
+            # (exact) but never that the value is not admissible
+            assert (fast.kind, slow.kind) == ("ok", "ok"), (expr, row, data)
+            continue
         assert (fast.kind, fast.exact, fast.detail) == (slow.kind, slow.exact, slow.detail), \
             (expr, row, data)
     assert evaluated >= AGREEMENT_CASES // 2  # the fast path is the common one
@@ -154,11 +165,33 @@ def test_a_planted_bug_is_caught_on_the_fast_path(monkeypatch):
 
 
 @requires_solver("z3")
-def test_a_value_the_row_does_not_determine_goes_to_the_solver():
-    """TRIM is encoded by a decomposition the solver solves: nothing to evaluate."""
+def test_a_decomposition_is_solved_in_python_and_checked():
+    """TRIM is encoded by fresh parts x = pre ++ mid ++ suf; on a pinned row their
+    values are computed in Python (Definition.solve), substituted, and the defining
+    constraint must then hold: SQLite's 'ab' is admissible without the solver. Such a
+    case says so (it does not claim exactness), and a fixed share of them (chosen by
+    the expression's text: LTRIM(s, 'x') is one) also goes to the solver."""
     case = PinnedCase((("s", "TEXT"),), ("xxabxx",), "TRIM(s, 'x')")
     out = check_pinned(case)
-    assert (out.kind, out.path) == ("ok", "solver")
+    assert (out.kind, out.path, out.detail, out.sqlite_value) == ("ok", EVALUATED, WITNESSED,
+                                                                   "ab")
+    assert not _rechecked("TRIM(s, 'x')") and _rechecked("LTRIM(s, 'x')")
+    again = check_pinned(dataclasses.replace(case, expr="LTRIM(s, 'x')"))
+    assert (again.kind, again.path, again.detail, again.sqlite_value) == ("ok", "solver",
+                                                                          "exact", "abxx")
+
+
+@requires_solver("z3")
+def test_a_witness_that_breaks_its_constraint_is_not_used(monkeypatch):
+    """A wrong Python witness (the numeric-prefix split of '12abc' as all rest) makes
+    the defining constraint FALSE once substituted: the case goes to the solver, which
+    decides it from the encoding alone."""
+    from spotit.encodings import numtext
+
+    monkeypatch.setattr(numtext, "split_number", lambda text: ("", "", "", "", "", text))
+    case = PinnedCase((("s", "TEXT"),), ("12abc",), "(s + 1)")
+    out = check_pinned(case)
+    assert (out.kind, out.path, out.sqlite_value) == ("ok", "solver", 13)
 
 
 @requires_solver("z3")

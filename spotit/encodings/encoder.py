@@ -19,7 +19,7 @@ bookkeeping the pipeline needs:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -55,12 +55,20 @@ class SymRel:
     width: int = 0
 
 
+# given a term's value where it is known (a constant, or the term itself), the values
+# of a definition's symbols, or None: see Definition.solve
+Solve = Callable[[Callable[[FNode], FNode]], "dict[FNode, FNode] | None"]
+
+
 @dataclass(frozen=True)
 class Definition:
     symbols: tuple[FNode, ...]
     constraint: FNode
     approximation: str | None = None
     exact_when: FNode | None = None
+    # the symbols' values computed in Python from constant inputs (the Thm 1 harness
+    # substitutes them and checks the constraint holds; never used to decide a verdict)
+    solve: Solve | None = None
 
 
 @dataclass
@@ -137,12 +145,13 @@ class Encoder:
     # ------------------------------------------------------------------ bookkeeping
 
     def define(self, symbols: Sequence[FNode], constraint: FNode,
-               approximation: str | None = None, exact_when: FNode | None = None) -> None:
+               approximation: str | None = None, exact_when: FNode | None = None,
+               solve: Solve | None = None) -> None:
         """Record the constraint defining fresh ``symbols`` (and, if it
         over-approximates, what and when it is exact): asserted only if some
-        symbol is used."""
+        symbol is used. ``solve``: the symbols' values from constant inputs."""
         self.definitions.append(Definition(tuple(symbols), constraint, approximation,
-                                           exact_when))
+                                           exact_when, solve))
 
     def used_definitions(self, roots: Sequence[FNode]) -> list[FNode]:
         """The definitions the formula ``roots`` needs, to a fixpoint; records their

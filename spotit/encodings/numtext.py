@@ -98,7 +98,15 @@ def _decompose(enc, s: FNode) -> NumericText:
         b.implies(b.eq(point, b.str("")), b.eq(fdig, b.str(""))),
         b.not_(b.and_(b.not_(b.eq(point, b.str(""))), ops.str_in_re(first(rest), digit))),
     ]
-    enc.define((ws, sign, idig, point, fdig, rest), b.and_(defs))
+    def solve(known):
+        t = known(s)
+        if not t.is_constant():
+            return None
+        parts = split_number(t.constant_value())
+        symbols = (ws, sign, idig, point, fdig, rest)
+        return {sym: b.str(v) for sym, v in zip(symbols, parts, strict=True)}
+
+    enc.define((ws, sign, idig, point, fdig, rest), b.and_(defs), solve=solve)
     len_i, len_f = b.str_len(idig), b.str_len(fdig)
     has_digits = b.or_(b.lt(b.int(0), len_i), b.lt(b.int(0), len_f))
     has_point = b.not_(b.eq(point, b.str("")))
@@ -127,6 +135,25 @@ def _decompose(enc, s: FNode) -> NumericText:
     fraction_is_zero = ops.str_in_re(fdig, ops.re_star(ops.str_to_re(b.str("0"))))
     return NumericText(has_digits, has_point, has_exponent, negative, int_value, int_exact,
                        real_value, real_exact, well_formed, fraction_is_zero)
+
+
+def split_number(text: str) -> tuple[str, str, str, str, str, str]:
+    """``text`` as the parts W, G, I, P, F, R of the decomposition above."""
+
+    def digits_from(i: int) -> int:
+        while i < len(text) and "0" <= text[i] <= "9":
+            i += 1
+        return i
+
+    i = len(text) - len(text.lstrip(WHITESPACE))
+    ws = text[:i]
+    sign = text[i] if i < len(text) and text[i] in "+-" else ""
+    i += len(sign)
+    j = digits_from(i)
+    if j < len(text) and text[j] == ".":
+        k = digits_from(j + 1)
+        return ws, sign, text[i:j], text[j:k], text[j + 1:k], text[k:]
+    return ws, sign, text[i:j], "", "", text[j:]
 
 
 def uf(enc, name: str, ret, arg: FNode) -> FNode:

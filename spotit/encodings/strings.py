@@ -512,9 +512,7 @@ def _case_map(enc: Encoder, s: FNode, upper: bool) -> FNode:
 
     b = enc.b
     if s.is_constant():
-        t = s.constant_value()
-        return b.str("".join((c.upper() if upper else c.lower()) if c.isascii() else c
-                             for c in t))
+        return b.str(_ascii_case(s.constant_value(), upper))
     hit = enc.case_maps.get((s, upper))
     if hit is not None:
         return hit  # one symbol per input: LOWER(x) and a NOCASE key of x are the same
@@ -532,10 +530,19 @@ def _case_map(enc: Encoder, s: FNode, upper: bool) -> FNode:
         mapped = b.ite(b.and_(b.le(b.int(lo), c), b.le(c, b.int(hi))), b.plus(c, b.int(shift)), c)
         cons.append(b.implies(b.lt(b.int(i), n),
                               b.eq(ops.str_to_code(b.m.StrCharAt(u, b.int(i))), mapped)))
+    def solve(known):
+        t = known(s)
+        return {u: b.str(_ascii_case(t.constant_value(), upper))} if t.is_constant() else None
+
     enc.define((u,), b.and_(cons),
                f"UPPER/LOWER of text longer than {CASE_MAP_EXACT_LENGTH} characters",
-               b.le(n, b.int(CASE_MAP_EXACT_LENGTH)))
+               b.le(n, b.int(CASE_MAP_EXACT_LENGTH)), solve)
     return u
+
+
+def _ascii_case(text: str, upper: bool) -> str:
+    """SQLite's UPPER/LOWER without ICU: ASCII letters only."""
+    return "".join((c.upper() if upper else c.lower()) if c.isascii() else c for c in text)
 
 
 def _case_mapped(enc: Encoder, v: Value, upper: bool) -> Value:
@@ -598,7 +605,19 @@ def _trim(enc: Encoder, args: list[Value], left: bool, right: bool) -> Value:
         cons.append(ops.str_in_re(suf, star))
         last = b.m.StrCharAt(mid, b.minus(b.str_len(mid), b.int(1)))
         cons.append(b.not_(ops.str_in_re(last, cset)))
-    enc.define(tuple(x for x in (pre, mid, suf) if not x.is_constant()), b.and_(*cons))
+    def solve(known):
+        t = known(x)
+        if not t.is_constant():
+            return None
+        text = t.constant_value()
+        core = text.lstrip(chars) if left else text
+        core = core.rstrip(chars) if right else core
+        start = len(text) - len(text.lstrip(chars)) if left else 0
+        parts = {pre: text[:start], mid: core, suf: text[start + len(core):]}
+        return {sym: b.str(v) for sym, v in parts.items() if not sym.is_constant()}
+
+    enc.define(tuple(x for x in (pre, mid, suf) if not x.is_constant()), b.and_(*cons),
+               solve=solve)
     return text_value(b, mid, b.or_(*nulls))
 
 

@@ -29,6 +29,7 @@ from fractions import Fraction
 from pysmt.fnode import FNode
 
 from spotit.encodings.builder import Builder
+from spotit.encodings.encoder import Definition
 from spotit.encodings.values import Value
 from spotit.ir.types import StorageClass
 from spotit.proofs.leftovers import satisfiable
@@ -45,38 +46,38 @@ class Determined:
     cls: StorageClass | None
     value: object
     exact_range: bool  # the row is inside the range where the encoding is exact
+    # fresh symbols' values were computed in Python (Definition.solve) and checked
+    # against their constraints: the value is admissible, but that the constraints
+    # allow no other value (the exactness half of Thm 1) was not shown
+    witnessed: bool = False
 
 
 def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
                      exactness: Sequence[FNode], solver: str = "z3",
                      timeout: float = 2.0, seed: dict[FNode, FNode] | None = None,
-                     completion: dict[FNode, FNode] | None = None) -> Determined | None:
+                     completion: dict[FNode, FNode] | None = None,
+                     witnesses: Sequence[Definition] = ()) -> Determined | None:
     """The value ``out`` must take under ``assertions`` (the pins among them), or None
     when the full formula must go to the solver. ``solver`` only checks leftovers
     the value does not depend on (:mod:`spotit.proofs.leftovers`), in ``timeout``.
     ``seed``: what ``forced`` found for assertions shared by many calls (a row's pins).
     ``completion``: values for symbols the pins leave free (see ``completion``), tried
-    first when the leftovers need a model; never used for the value itself."""
+    first when the leftovers need a model; never used for the value itself.
+    ``witnesses``: definitions whose symbols may be computed in Python when the value
+    is not determined without them (the result then says ``witnessed``)."""
     values = forced(b, assertions, seed)
     if values is None:
         return None
     ev = Evaluator(b.m.env, values)
-    rest = [r for f in assertions if not (r := ev.simplify(f)).is_true()]
-    null = ev.simplify(out.null)
-    if not null.is_bool_constant():
+    known = _value(ev, out)
+    witnessed = False
+    if known is None and witnesses and with_witnesses(b, values, assertions, witnesses):
+        ev, witnessed = Evaluator(b.m.env, values), True
+        known = _value(ev, out)
+    if known is None:
         return None
-    cls, value = None, None
-    if null.is_false():
-        chosen = []
-        for a in out.alts:
-            guard = ev.simplify(a.guard)
-            if not guard.is_bool_constant():
-                return None
-            if guard.is_true():
-                chosen.append((a.cls, ev.simplify(a.term)))
-        if len(chosen) != 1 or not chosen[0][1].is_constant():
-            return None  # none or several alternatives: the solver says what that means
-        cls, value = chosen[0][0], _python(chosen[0][1])
+    cls, value = known
+    rest = [r for f in assertions if not (r := ev.simplify(f)).is_true()]
     # the value is fixed; the rest must have a model (else the solver path finds none)
     complete = Evaluator(b.m.env, {**values, **(completion or {})}) if completion else None
     if rest and _has_model(rest, complete, solver, timeout) is not True:
@@ -89,7 +90,26 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
         if answer is None:
             return None  # not decided in time: the solver path says so in its outcome
         in_range = answer
-    return Determined(cls, value, in_range)
+    return Determined(cls, value, in_range, witnessed)
+
+
+def _value(ev: Evaluator, out: Value) -> tuple[StorageClass | None, object] | None:
+    """(storage class, value) of ``out`` if ``ev`` makes it one constant, else None."""
+    null = ev.simplify(out.null)
+    if not null.is_bool_constant():
+        return None
+    if null.is_true():
+        return None, None
+    chosen = []
+    for a in out.alts:
+        guard = ev.simplify(a.guard)
+        if not guard.is_bool_constant():
+            return None
+        if guard.is_true():
+            chosen.append((a.cls, ev.simplify(a.term)))
+    if len(chosen) != 1 or not chosen[0][1].is_constant():
+        return None  # none or several alternatives: the solver says what that means
+    return chosen[0][0], _python(chosen[0][1])
 
 
 def _has_model(assertions: Sequence[FNode], complete: Evaluator | None, solver: str,
@@ -158,9 +178,45 @@ def forced(b: Builder, assertions: Sequence[FNode], seed: dict[FNode, FNode] | N
         sym, const = pair
         if values.setdefault(sym, const) is not const:
             return None
-    definitions = [(s, t) for f in _conjuncts(assertions)
-                   if (st := _definition(f)) is not None
-                   for s, t in [st] if s not in values]
+    _follow(b, values, _definitions(assertions, values))
+    return values
+
+
+def with_witnesses(b: Builder, values: dict[FNode, FNode], assertions: Sequence[FNode],
+                   witnesses: Sequence[Definition]) -> bool:
+    """Add to ``values`` the symbols of each definition in ``witnesses`` that its
+    ``solve`` computes from what is known, and what then follows; True if any was.
+    The values are only a candidate: the caller substitutes them into the assertions
+    (the definitions' constraints among them), which must then hold."""
+    definitions = _definitions(assertions, values)
+    used = False
+    for _ in range(DEFINITION_ROUNDS):
+        ev = Evaluator(b.m.env, values)
+        found = False
+        for d in witnesses:
+            if d.solve is None or any(s in values for s in d.symbols):
+                continue
+            got = d.solve(ev.simplify)
+            if got:
+                values.update(got)
+                found = True
+        if not found:
+            break
+        used = True
+        _follow(b, values, definitions)
+    return used
+
+
+def _definitions(assertions: Sequence[FNode], values: dict[FNode, FNode]
+                 ) -> list[tuple[FNode, FNode]]:
+    return [(s, t) for f in _conjuncts(assertions) if (st := _definition(f)) is not None
+            for s, t in [st] if s not in values]
+
+
+def _follow(b: Builder, values: dict[FNode, FNode],
+            definitions: Sequence[tuple[FNode, FNode]]) -> None:
+    """Add the symbols of ``symbol = term`` definitions whose term evaluates to a
+    constant on what is known, each round one level deeper."""
     for _ in range(DEFINITION_ROUNDS):
         ev = Evaluator(b.m.env, values)
         found = {}
@@ -172,7 +228,6 @@ def forced(b: Builder, assertions: Sequence[FNode], seed: dict[FNode, FNode] | N
         if not found:
             break
         values.update(found)
-    return values
 
 
 def _conjuncts(formulas: Iterable[FNode]) -> Iterable[FNode]:
