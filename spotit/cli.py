@@ -242,8 +242,9 @@ def cmd_fuzz(args) -> int:
     if args.mutants or args.only_mutant:
         return _fuzz_mutants(args)
 
-    if args.only and args.only.upper() not in {*operator_names(), "WINDOW", "RULES"}:
-        names = ", ".join(sorted({*operator_names(), "WINDOW", "RULES"}))
+    parts = {"WINDOW", "RULES", "QUERIES"}
+    if args.only and args.only.upper() not in {*operator_names(), *parts}:
+        names = ", ".join(sorted({*operator_names(), *parts}))
         raise SystemExit(f"spotit: error: --only {args.only!r} is not an operator; one of: "
                          f"{names}")
     if args.examples is not None and args.examples < 1:
@@ -256,18 +257,42 @@ def cmd_fuzz(args) -> int:
     progress = None if args.json else (lambda line: print(line, file=sys.stderr, flush=True))
     if args.jobs is not None and args.jobs < 1:
         raise SystemExit("spotit: error: --jobs must be at least 1")
+    seeds = _fuzz_seeds(args, progress)
     if args.jobs and args.jobs > 1:
         from spotit.proofs.fuzz import fuzz_in_parallel
 
         report = fuzz_in_parallel(jobs=args.jobs, examples=args.examples, minutes=args.minutes,
                                   checks=args.checks, seed=args.seed, solvers=solvers,
-                                  only=args.only, out_dir=str(args.out), progress=progress)
+                                  only=args.only, out_dir=str(args.out), progress=progress,
+                                  seeds=seeds)
     else:
         report = fuzz(examples=args.examples, minutes=args.minutes, checks=args.checks,
                       seed=args.seed, solvers=solvers, only=args.only, out_dir=args.out,
-                      progress=progress)
+                      progress=progress, seeds=seeds)
     print(json.dumps(report.to_json(), default=str) if args.json else report.summary())
     return 1 if report.discrepancies else 0
+
+
+def _fuzz_seeds(args, progress):
+    """The user's seed queries (``--seeds``), or None; a file that does not load is a
+    usage error naming it."""
+    from spotit.errors import SpotItError
+    from spotit.proofs.seeds import load_seeds
+
+    if args.seeds is None:
+        if args.schema or args.tables:
+            raise SystemExit("spotit: error: --schema and --tables go with --seeds")
+        return None
+    if bool(args.schema) == bool(args.tables):
+        raise SystemExit("spotit: error: --seeds needs --schema (a file of queries) or "
+                         "--tables (a benchmark's dev.json), one of them")
+    try:
+        seeds = load_seeds(args.seeds, schema=args.schema, tables=args.tables)
+    except SpotItError as e:
+        raise SystemExit(f"spotit: error: {e}") from e
+    if progress is not None:
+        progress(seeds.summary())
+    return seeds
 
 
 def _fuzz_mutants(args) -> int:
@@ -527,8 +552,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", metavar="OPERATOR",
                    help="only expressions whose outermost operator is this one "
                         "(an IR class like LIKE, CAST, COMPARE, a function like SUBSTR, a "
-                        "window function like RANK, WINDOW for every window function, or "
-                        "RULES for the canonical-form rules alone)")
+                        "window function like RANK, WINDOW for every window function, "
+                        "RULES for the canonical-form rules alone, or QUERIES for the "
+                        "end-to-end query pairs alone)")
+    p.add_argument("--seeds", metavar="FILE",
+                   help="end-to-end query pairs are mutants of these queries: a file with one "
+                        "query per line (with --schema) or a BIRD/Spider dev.json (with "
+                        "--tables); QUERIES as --only runs that part alone")
+    p.add_argument("--schema", help="with --seeds FILE of queries: their schema (DDL, a "
+                                    "SQLite file or a tables.json entry)")
+    p.add_argument("--tables", help="with --seeds dev.json: the benchmark's tables file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default="spotit-fuzz",
                    help="directory for reproducers (default ./spotit-fuzz)")

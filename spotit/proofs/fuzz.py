@@ -43,6 +43,7 @@ from spotit.proofs.pinned import PinnedCase, check_pinned_batch
 from spotit.proofs.queries import check_query_pair, query_pairs
 from spotit.proofs.relations import QueryCase, check_query, query_cases
 from spotit.proofs.rules import check_rules, rule_queries
+from spotit.proofs.seeds import Seed, SeedSet
 from spotit.proofs.tables import TableCase, check_tables
 from spotit.proofs.windows import WindowCase, check_window
 
@@ -95,6 +96,7 @@ class FuzzReport:
     # Thm 1 expressions per operator/function and per edge-value class (proofs.coverage)
     coverage: dict[str, Counter] = field(default_factory=dict)
     expected_operators: frozenset[str] = frozenset()  # those a warning names when unused
+    seeds: SeedSet | None = None  # a user's seed queries for the end-to-end part
 
     @property
     def theorem_checks(self) -> int:
@@ -134,6 +136,7 @@ class FuzzReport:
             "jobs": self.jobs,
             "coverage": {k: dict(sorted(v.items())) for k, v in self.coverage.items()},
             "coverage_warnings": self.coverage_warnings(),
+            "seeds": self.seeds.to_json() if self.seeds else None,
         }
 
     def coverage_warnings(self) -> list[str]:
@@ -173,6 +176,8 @@ class FuzzReport:
             f"solvers: {', '.join(self.solvers)}; seed {self.seed}{self._workers()}; "
             f"{self.seconds:.0f} s",
         ]
+        if self.seeds is not None:
+            lines.append(self.seeds.summary())
         for name, n in sorted(self.rule_cases.items()):
             lines.append(f"  rule {name!r}: {n} case(s)")
         for name in self.rules_without_cases():
@@ -240,7 +245,7 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
          checks: int | None = None, seed: int = 0,
          solvers: tuple[str, ...] = ("z3",), only: str | None = None,
          out_dir: str | Path = "spotit-fuzz", progress: Callable[[str], None] | None = None,
-         first_only: bool = False) -> FuzzReport:
+         first_only: bool = False, seeds: SeedSet | None = None) -> FuzzReport:
     """Fuzz the encoder; stop after ``examples`` per claim and solver, or ``minutes``.
 
     With ``only`` (an operator or function name) only expressions whose outermost
@@ -249,29 +254,34 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
     run stops at the first wrong answer (not a crash), unshrunk: the mutation suite
     (:mod:`spotit.proofs.mutation`) times that. ``checks``: stop once this many Thm 1
     and Thm 2 checks are done (``FuzzReport.theorem_checks``), the parts taking their
-    usual shares of each round (query pairs and rules included).
+    usual shares of each round (query pairs and rules included). ``seeds``: end-to-end
+    query pairs are mutants of these (a user's queries) instead of the bundled seeds;
+    ``only="QUERIES"`` runs the end-to-end part alone.
     """
     if examples is None and minutes is None and checks is None:
         examples = 100
-    report = FuzzReport(solvers=solvers, seed=seed,
+    report = FuzzReport(solvers=solvers, seed=seed, seeds=seeds,
                         expected_operators=frozenset(reach.expected_operators()
                                                      if only is None else ()))
     start = time.monotonic()
     stop_at = start + minutes * 60 if minutes is not None else None
     rules_only = only is not None and only.upper() == ALL_RULES
+    queries_only = only is not None and only.upper() == ALL_QUERIES
     window_only = only is not None and (only.upper() == ALL_WINDOWS
                                         or _window_function(only) is not None)
-    targets = {"expression": 0 if window_only or rules_only else examples,
+    pairs_wanted = not only or queries_only
+    targets = {"expression": 0 if window_only or rules_only or queries_only else examples,
                "tables": 0 if only else examples,
                "relation": 0 if only else examples,
-               "query_pair": 0 if only else (math.ceil(examples / 4) if examples else None),
+               "query_pair": 0 if not pairs_wanted else (math.ceil(examples / 4) if examples
+                                                         else None),
                "window": examples if window_only or not only else 0,
                "rules": examples if rules_only or not only else 0}
     if examples is None:
-        targets = {"expression": 0 if window_only or rules_only else None,
+        targets = {"expression": 0 if window_only or rules_only or queries_only else None,
                    "tables": None if not only else 0,
                    "relation": None if not only else 0,
-                   "query_pair": None if not only else 0,
+                   "query_pair": None if pairs_wanted else 0,
                    "window": None if window_only or not only else 0,
                    "rules": None if rules_only or not only else 0}
     # cheapest first (table pairs and queries on pinned tables are mostly decided without
@@ -308,7 +318,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
                     continue
                 run_seed = seed * 1_000_003 + round_no * 101 + _PART_SALT[part] + len(solver)
                 checked, case, outcome = _run_part(part, solver, n, run_seed, stop_at, only,
-                                                   report, shrink=not first_only)
+                                                   report, shrink=not first_only,
+                                                   seeds=seeds.seeds if seeds else ())
                 done[solver, part] += max(checked, 1) if targets[part] is not None else checked
                 if case is not None:
                     if report.first_found is None and outcome.kind != CRASH:
@@ -346,6 +357,7 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
                                      "checks": checks_share,
                                      "seed": seed * 1000 + i},), limit) for i in range(jobs)]
     total = FuzzReport(solvers=tuple(kwargs.get("solvers", ("z3",))), seed=seed, jobs=jobs,
+                       seeds=kwargs.get("seeds"),
                        expected_operators=frozenset(reach.expected_operators()
                                                     if kwargs.get("only") is None else ()))
     start = time.monotonic()
@@ -387,6 +399,7 @@ _PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2, "window": 3, "rules
 
 ALL_WINDOWS = "WINDOW"  # --only WINDOW: every window function, nothing else
 ALL_RULES = "RULES"  # --only RULES: the canonical-form rules, nothing else
+ALL_QUERIES = "QUERIES"  # --only QUERIES: end-to-end query pairs, nothing else
 
 
 def _window_function(only: str) -> str | None:
@@ -411,7 +424,8 @@ def _tally(report: FuzzReport, outcome):
 
 
 def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | None,
-              only: str | None, report: FuzzReport, shrink: bool = True):
+              only: str | None, report: FuzzReport, shrink: bool = True,
+              seeds: tuple[Seed, ...] = ()):
     search = partial(_search, shrink=shrink)
 
     if part == "expression":
@@ -502,7 +516,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
         report.inconclusive += outcome.verdict == "timeout"
         return outcome.kind, outcome
 
-    checked, case, outcome = search(query_pairs(), one_pair, n, run_seed, stop_at)
+    checked, case, outcome = search(query_pairs(seeds), one_pair, n, run_seed, stop_at)
     report.query_pairs_checked += checked
     return checked, case, outcome
 

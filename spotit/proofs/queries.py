@@ -16,7 +16,9 @@ often the encoding is looser than SQLite.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sqlglot
 from hypothesis import strategies as st
@@ -24,6 +26,7 @@ from sqlglot import exp
 
 from spotit.encodings.equivalence import Semantics
 from spotit.proofs.crashes import CRASH, INTERNAL_ERROR, crash_proof
+from spotit.proofs.seeds import Seed
 from spotit.schema import Schema, schema_from_ddl
 
 FUZZ_DDL = """
@@ -105,6 +108,12 @@ _COMPARISONS = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ, exp.NEQ)
 _FLIPPED = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE,
             exp.EQ: exp.EQ, exp.NEQ: exp.NEQ}
 _AGGREGATES = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
+
+
+@lru_cache(maxsize=256)
+def _schema(ddl: str) -> Schema:
+    """A pair's schema (a user's seeds bring many, each used by many pairs)."""
+    return schema_from_ddl(ddl)
 
 
 def fuzz_schema() -> Schema:
@@ -217,12 +226,17 @@ def mutant(seed_sql: str, picks: list[tuple[int, int]]) -> str:
 
 
 @st.composite
-def query_pairs(draw) -> tuple[str, str, str]:
+def query_pairs(draw, seeds: Sequence[Seed] = ()) -> tuple[str, str, str]:
     """(schema DDL, gold, pred): a seed (as sqlglot writes it) and a mutant with 1-2
-    mutations, over one of the fuzz schemas."""
-    ddl = draw(st.sampled_from(FUZZ_DDLS))
-    seeds = SEEDS + FEATURE_SEEDS if ddl is FUZZ_DDL_FEATURES else SEEDS
-    seed_sql = draw(st.sampled_from(seeds))
+    mutations, over one of the fuzz schemas, or from ``seeds`` (a user's queries,
+    :mod:`spotit.proofs.seeds`) over theirs."""
+    if seeds:
+        seed = draw(st.sampled_from(seeds))
+        ddl, seed_sql = seed.ddl, seed.sql
+    else:
+        ddl = draw(st.sampled_from(FUZZ_DDLS))
+        bundled = SEEDS + FEATURE_SEEDS if ddl is FUZZ_DDL_FEATURES else SEEDS
+        seed_sql = draw(st.sampled_from(bundled))
     picks = draw(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 5)),
                           min_size=1, max_size=2))
     gold = sqlglot.parse_one(seed_sql, dialect="sqlite").sql(dialect="sqlite")
@@ -253,7 +267,7 @@ def check_query_pair(gold: str, pred: str, solver: str = "z3", bound: int = 2,
     from spotit.probe import probe
     from spotit.validate import validate
 
-    schema = schema_from_ddl(ddl)
+    schema = _schema(ddl)
     semantics = Semantics.SET
     witness = ""
     for other in cross:
