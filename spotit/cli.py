@@ -301,7 +301,7 @@ def _fuzz_mutants(args) -> int:
     from spotit.proofs.mutation import run_mutants
 
     for flag, value in (("--examples", args.examples), ("--minutes", args.minutes),
-                        ("--only", args.only), ("--jobs", args.jobs)):
+                        ("--only", args.only), ("--seeds", args.seeds)):
         if value is not None:
             raise SystemExit(f"spotit: error: {flag} does not apply to --mutants "
                              "(see --minutes-per-mutant)")
@@ -313,8 +313,11 @@ def _fuzz_mutants(args) -> int:
         raise SystemExit("spotit: error: --minutes-per-mutant must be positive")
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
     progress = None if args.json else (lambda line: print(line, file=sys.stderr, flush=True))
+    if args.jobs is not None and args.jobs < 1:
+        raise SystemExit("spotit: error: --jobs must be at least 1")
     report = run_mutants(args.only_mutant, minutes_per_mutant=args.minutes_per_mutant,
-                         seed=args.seed, solvers=solvers, out_dir=args.out, progress=progress)
+                         seed=args.seed, solvers=solvers, out_dir=args.out, progress=progress,
+                         jobs=args.jobs or 1)
     print(json.dumps(report.to_json()) if args.json else report.summary())
     return 0 if report.found == len(report.results) else 1
 

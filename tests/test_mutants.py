@@ -120,7 +120,8 @@ def test_mutation_slice_finds_its_mutants(tmp_path):
     reproducers stay out of the directory of real findings."""
     names = ["set-as-bag", "count-null", "left-join-no-padding"]
     p = subprocess.run([sys.executable, "-m", "spotit.cli", "fuzz", "--only-mutant", *names,
-                        "--minutes-per-mutant", "0.5", "--json", "--out", str(tmp_path)],
+                        "--minutes-per-mutant", "0.5", "--json", "--out", str(tmp_path),
+                        "--jobs", "2"],  # two mutants at a time; the report keeps the order
                        capture_output=True, text=True, timeout=300)
     out = json.loads(p.stdout)
     assert p.returncode == 0, out
@@ -134,3 +135,12 @@ def test_mutation_slice_finds_its_mutants(tmp_path):
     for name in names:
         saved = list((tmp_path / "mutants" / name).glob("*.json"))
         assert saved and json.loads(saved[0].read_text())["mutant"] == name
+
+
+def test_mutants_run_in_turn_in_this_process_too(tmp_path):
+    from spotit.proofs.mutation import run_mutants
+
+    report = run_mutants(["set-as-bag"], minutes_per_mutant=0.25, out_dir=tmp_path)
+    assert [(r.name, r.found, r.claim) for r in report.results] == [("set-as-bag", True,
+                                                                     "Thm 2")]
+    assert mutants.active() is None

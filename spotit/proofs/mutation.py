@@ -106,32 +106,58 @@ class MutationReport:
 def run_mutants(names: Sequence[str] | None = None, *, minutes_per_mutant: float = 2.0,
                 seed: int = 0, solvers: tuple[str, ...] = ("z3",),
                 out_dir: str | Path = "spotit-fuzz",
-                progress: Callable[[str], None] | None = None) -> MutationReport:
-    """Fuzz against each mutant in ``names`` (default: all) in turn."""
+                progress: Callable[[str], None] | None = None, jobs: int = 1
+                ) -> MutationReport:
+    """Fuzz against each mutant in ``names`` (default: all): in turn, or ``jobs`` at a
+    time in worker processes (each fuzz still runs its budget; the times to find are
+    comparable when every worker has a core to itself). The report keeps the order of
+    ``names``; a worker that dies costs its mutant only (not found, with the reason)."""
     names = list(names) if names else list(MUTANTS)
     unknown = [n for n in names if n not in MUTANTS]
     if unknown:
         raise KeyError(f"unknown mutant(s): {', '.join(unknown)}")
     report = MutationReport(seed=seed, minutes_per_mutant=minutes_per_mutant, solvers=solvers)
-    for name in names:
-        start = time.monotonic()
-        with planting(name) as mutant:
-            run = fuzz(minutes=minutes_per_mutant, seed=seed, solvers=solvers,
-                       out_dir=Path(out_dir) / "mutants" / name, first_only=True)
-        first = next((d for d in run.discrepancies if d.kind == "divergence"), None)
-        if first is None:
-            crash = run.discrepancies[0].detail if run.discrepancies else ""
-            result = MutantResult(name, mutant.family, False,
-                                  round(time.monotonic() - start, 1),
-                                  detail=f"crash: {crash}" if crash else "")
-        else:
-            result = MutantResult(name, mutant.family, True, round(run.first_found or 0.0, 1),
-                                  CLAIMS.get(first.part, first.part), first.part,
-                                  first.detail, first.reproducer)
-        report.results.append(result)
+    args = [(name, minutes_per_mutant, seed, solvers, str(out_dir)) for name in names]
+    if jobs <= 1:
+        done = ((a[0], one_mutant(a)) for a in args)
+    else:
+        from spotit.experiments.batch import Task, run_batch
+
+        limit = minutes_per_mutant * 60 + 120  # the fuzz stops itself; this is a backstop
+        done = run_batch([Task(a[0], one_mutant, (a,), limit) for a in args], workers=jobs,
+                         memory_mb=None)
+    results: dict[str, MutantResult] = {}
+    for name, out in done:
+        if "name" in out:
+            result = MutantResult(**out)
+        else:  # the worker died or overran: a finding about the harness, not the mutant
+            result = MutantResult(name, MUTANTS[name].family, False,
+                                  minutes_per_mutant * 60,
+                                  detail=f"worker: {out.get('reason', 'died')}")
+        results[name] = result
         if progress is not None:
             progress(f"{name}: {'found' if result.found else 'NOT found'} after "
                      f"{result.seconds:.1f} s" + (f" by {result.claim} ({result.part}): "
                                                    f"{result.detail[:200]}"
                                                    if result.found else ""))
+    report.results = [results[name] for name in names]
     return report
+
+
+def one_mutant(args: tuple[str, float, int, tuple[str, ...], str]) -> dict[str, Any]:
+    """The fuzz against one mutant, as a ``MutantResult``'s fields (a worker's task)."""
+    name, minutes_per_mutant, seed, solvers, out_dir = args
+    start = time.monotonic()
+    with planting(name) as mutant:
+        run = fuzz(minutes=minutes_per_mutant, seed=seed, solvers=solvers,
+                   out_dir=Path(out_dir) / "mutants" / name, first_only=True)
+    first = next((d for d in run.discrepancies if d.kind == "divergence"), None)
+    if first is None:
+        crash = run.discrepancies[0].detail if run.discrepancies else ""
+        result = MutantResult(name, mutant.family, False, round(time.monotonic() - start, 1),
+                              detail=f"crash: {crash}" if crash else "")
+    else:
+        result = MutantResult(name, mutant.family, True, round(run.first_found or 0.0, 1),
+                              CLAIMS.get(first.part, first.part), first.part,
+                              first.detail, first.reproducer)
+    return asdict(result)
