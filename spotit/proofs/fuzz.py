@@ -33,6 +33,7 @@ from spotit.proofs.generators import (
     FUZZ_COLUMNS,
     FUZZ_GENERATED,
     expressions,
+    focused_expressions,
     fuzz_rows,
     related_texts,
     table_pairs,
@@ -434,9 +435,8 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
         # case is a row and EXPRESSIONS_PER_ROW expressions, one Thm 1 check each
         strategy = st.sampled_from(DATA_LEVELS).flatmap(lambda data: fuzz_rows(data).flatmap(
             lambda row: st.tuples(
-                st.lists(st.sampled_from(EXPRESSION_KINDS).flatmap(
-                    lambda k: expressions(k, 3, only, related_texts(FUZZ_COLUMNS, row))),
-                    min_size=EXPRESSIONS_PER_ROW, max_size=EXPRESSIONS_PER_ROW),
+                st.lists(row_expressions(only, related_texts(FUZZ_COLUMNS, row)),
+                         min_size=EXPRESSIONS_PER_ROW, max_size=EXPRESSIONS_PER_ROW),
                 st.just(row), st.just(data))))
         count = [0]
 
@@ -519,6 +519,16 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
     checked, case, outcome = search(query_pairs(seeds), one_pair, n, run_seed, stop_at)
     report.query_pairs_checked += checked
     return checked, case, outcome
+
+
+def row_expressions(only: str | None, related) -> st.SearchStrategy[str]:
+    """The Thm 1 expressions of a row: of each kind, and (without ``only``) one in three
+    focused on an operator or function drawn uniformly (``focused_expressions``)."""
+    free = st.sampled_from(EXPRESSION_KINDS).flatmap(lambda k: expressions(k, 3, only, related))
+    if only is not None:
+        return free
+    return st.integers(0, 2).flatmap(
+        lambda x: focused_expressions(related) if x == 0 else free)
 
 
 def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) -> None:

@@ -376,6 +376,20 @@ def operator_names() -> dict[str, tuple[type, str | None]]:
     return out
 
 
+def scalar_operator_names() -> tuple[str, ...]:
+    """The ``operator_names`` an expression can have outermost (not window functions)."""
+    return tuple(sorted(n for n, (cls, _) in operator_names().items() if cls is not R.Window))
+
+
+def focused_expressions(related: Related | None = None, depth: int = 2
+                        ) -> st.SearchStrategy[str]:
+    """An expression whose outermost operator or function is drawn uniformly over all of
+    them: each of ~70 gets its share, where a free draw of operators reaches a given
+    function (SUBSTR, ROUND) in a handful of expressions a minute."""
+    return st.sampled_from(scalar_operator_names()).flatmap(
+        lambda name: expressions("any", depth, name, related))
+
+
 Related = dict[str, tuple[str, ...]]  # column -> variants of the row's value in it
 
 
