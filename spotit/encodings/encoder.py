@@ -153,12 +153,14 @@ class Encoder:
         self.definitions.append(Definition(tuple(symbols), constraint, approximation,
                                            exact_when, solve))
 
-    def used_definitions(self, roots: Sequence[FNode]) -> list[FNode]:
+    def used_definitions(self, roots: Sequence[FNode],
+                         also: frozenset[FNode] = frozenset()) -> list[FNode]:
         """The definitions the formula ``roots`` needs, to a fixpoint; records their
-        approximations."""
+        approximations. ``also``: symbols of further roots, collected once by a caller
+        that asks about many formulas sharing them."""
         from spotit.smt.printer import collect_symbols
 
-        used = set(collect_symbols(roots))
+        used = set(collect_symbols(roots)) | also
         pending = list(self.definitions)
         out = []
         changed = True

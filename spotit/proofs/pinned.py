@@ -44,7 +44,7 @@ from spotit.proofs.crashes import CRASH, crash_detail
 from spotit.proofs.determined import Determined, completion, determined_value, forced
 from spotit.schema import Schema, schema_from_ddl
 from spotit.smt.evaluate import Evaluator
-from spotit.smt.printer import SmtLibWriter
+from spotit.smt.printer import SmtLibWriter, collect_symbols
 from spotit.solvers import get_solver
 from spotit.solvers.base import Status
 
@@ -161,6 +161,7 @@ class _PinnedRow:
         self.base += enc.used_definitions(self.base)
         self.base_exactness = list(enc.exactness)
         self.base_definitions = list(enc.definitions)
+        self.base_symbols = frozenset(collect_symbols(self.base))
         self.base_approximate = enc.always_approximate
         self.domain_size = len(self.db.domain_constraints)
         self.seed = forced(b, self.base) if solver_free else None
@@ -215,7 +216,7 @@ class _PinnedRow:
             defs.append(b.implies(b.not_(out.null), b.or_(a.guard for a in out.alts)))
         # cells the expression made (a rowid): their domains, as db.constraints has them
         own = [*self.db.domain_constraints[self.domain_size:], *enc.side]
-        own += enc.used_definitions([*self.base, *own, *defs])
+        own += enc.used_definitions([*own, *defs], also=self.base_symbols)
         # after used_definitions: a definition the expression pulls in records its
         # approximation (UPPER of long text) only then
         exactness = [*self.base_exactness, *enc.exactness]
