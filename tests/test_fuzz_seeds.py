@@ -131,3 +131,33 @@ def test_the_cli_reads_seeds_and_says_what_it_left_out(files, tmp_path):
         [sys.executable, "-m", "spotit.cli", "fuzz", "--seeds", str(files / "queries.sql")],
         capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "--schema" in bad.stderr
+
+
+def test_the_bundled_corpus_loads_whole_and_seeds_half_the_pairs():
+    """Every bundled query is usable on its schema (load_seeds would count it skipped
+    otherwise), and without a user's seeds about half the drawn pairs come from it."""
+    from pathlib import Path
+
+    import spotit
+    from spotit.proofs.seeds import CORPUS, bundled_seeds
+
+    folder = Path(spotit.__file__).parent / "examples" / "seeds"
+    total = 0
+    for name in CORPUS:
+        loaded = load_seeds(folder / f"{name}.queries.sql", schema=folder / f"{name}.sql")
+        assert not loaded.skipped, (name, dict(loaded.skipped))
+        total += len(loaded.seeds)
+    assert len(bundled_seeds()) == total >= 200
+    corpus_ddls = {s.ddl for s in bundled_seeds()}
+    drawn = []
+
+    @hypothesis_seed(4)
+    @settings(max_examples=200, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=list(HealthCheck))
+    @given(query_pairs())
+    def collect(case):
+        drawn.append(case)
+
+    collect()
+    share = sum(ddl in corpus_ddls for ddl, _, _ in drawn) / len(drawn)
+    assert 0.3 < share < 0.7, share

@@ -26,7 +26,7 @@ from sqlglot import exp
 
 from spotit.encodings.equivalence import Semantics
 from spotit.proofs.crashes import CRASH, INTERNAL_ERROR, crash_proof
-from spotit.proofs.seeds import Seed
+from spotit.proofs.seeds import Seed, bundled_seeds
 from spotit.schema import Schema, schema_from_ddl
 
 FUZZ_DDL = """
@@ -228,8 +228,11 @@ def mutant(seed_sql: str, picks: list[tuple[int, int]]) -> str:
 @st.composite
 def query_pairs(draw, seeds: Sequence[Seed] = ()) -> tuple[str, str, str]:
     """(schema DDL, gold, pred): a seed (as sqlglot writes it) and a mutant with 1-2
-    mutations, over one of the fuzz schemas, or from ``seeds`` (a user's queries,
-    :mod:`spotit.proofs.seeds`) over theirs."""
+    mutations: from ``seeds`` (a user's queries, :mod:`spotit.proofs.seeds`) over
+    theirs, or else half from the hand-written seeds over the fuzz schemas and half
+    from the bundled BIRD-style corpus over its schemas."""
+    if not seeds and draw(st.booleans()):
+        seeds = bundled_seeds()  # half the pairs: the BIRD-style corpus
     if seeds:
         seed = draw(st.sampled_from(seeds))
         ddl, seed_sql = seed.ddl, seed.sql

@@ -1,8 +1,9 @@
 """Seed queries for the end-to-end part of ``spotit fuzz``, from a user's files.
 
-The bundled seeds (:mod:`spotit.proofs.queries`) are 30-odd hand-written shapes
-over two small schemas. Real text-to-SQL output has other shapes, and a user
-who fuzzes from their own queries exercises what they will check. Two inputs:
+The hand-written seeds of :mod:`spotit.proofs.queries` are 30-odd shapes over
+two small schemas, each aimed at an operator. Real text-to-SQL output has other
+shapes: the bundled corpus (``bundled_seeds``: 269 BIRD-style queries over three
+schemas, written here) and a user's own queries, from two inputs:
 
 - a benchmark's gold file with its tables file (BIRD ``dev.json`` +
   ``dev_tables.json``, Spider ``dev.json`` + ``tables.json``), read by the same
@@ -22,6 +23,7 @@ import json
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import sqlglot
@@ -84,6 +86,21 @@ def load_seeds(path: str | Path, *, schema: str | Path | None = None,
     if not seeds:
         raise SpotItError(f"{path}: no usable seed query ({out.summary()})")
     return out
+
+
+CORPUS = ("school", "racing", "retail")  # spotit/examples/seeds/<name>.sql, .queries.sql
+
+
+@lru_cache(maxsize=1)
+def bundled_seeds() -> tuple[Seed, ...]:
+    """The bundled corpus: BIRD-style queries (joins, evidence formulas, dates as text,
+    quoted identifiers, ORDER BY ... LIMIT, subqueries) written for SpotIt over three
+    schemas in ``spotit/examples/seeds`` (so the package needs no data set)."""
+    folder = Path(__file__).resolve().parent.parent / "examples" / "seeds"
+    out: list[Seed] = []
+    for name in CORPUS:
+        out += load_seeds(folder / f"{name}.queries.sql", schema=folder / f"{name}.sql").seeds
+    return tuple(out)
 
 
 def _lines(path: Path) -> list[tuple[int, str]]:
