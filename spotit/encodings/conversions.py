@@ -19,7 +19,6 @@ SQLite (``spurious``). ``Encoder.approximations`` records when this happens.
 from __future__ import annotations
 
 from dataclasses import replace
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from pysmt.fnode import FNode
@@ -259,10 +258,6 @@ def real_text(enc: Encoder, r: FNode, taken: FNode | None = None) -> FNode:
     ``taken``: when the REAL is the value at all (its alternative's guard, not NULL);
     where it is not, the approximation cannot reach the result."""
     b = enc.b
-    if r.is_real_constant():
-        known = _double_text(Fraction(r.constant_value()))
-        if known is not None:
-            return b.str(known)
     i = b.real_trunc(r)
     integral = b.and_(b.eq(b.to_real(i), r), b.lt(b.real(-(10**15)), r), b.lt(r, b.real(10**15)))
     if not integral.is_true():
@@ -276,18 +271,6 @@ def real_text(enc: Encoder, r: FNode, taken: FNode | None = None) -> FNode:
         finite = b.and_(b.lt(b.real(-(10**308)), r), b.lt(r, b.real(10**308)))
         enc.side.append(b.implies(finite, b.m.StrContains(other, b.str("."))))
     return b.ite(integral, exact, other)
-
-
-def _double_text(r: Fraction) -> str | None:
-    """SQLite's text of the REAL ``r`` when ``r`` is exactly a double (a literal such
-    as 1.5); None otherwise (the encoding's exact rational is not what SQLite holds)."""
-    try:
-        f = float(r)
-    except OverflowError:
-        return None
-    if Fraction(f) != r:
-        return None
-    return concrete.evaluate("CAST(? AS TEXT)", (f,))
 
 
 def _where(b: Builder, taken: FNode | None, exact: FNode) -> FNode:

@@ -79,7 +79,7 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     cls, value = known
     rest = [r for f in assertions if not (r := ev.simplify(f)).is_true()]
     # the value is fixed; the rest must have a model (else the solver path finds none)
-    complete = Evaluator(b.m.env, {**values, **(completion or {})}) if completion else None
+    complete = Evaluator(b.m.env, {**(completion or {}), **values}) if completion else None
     if rest and _has_model(rest, complete, solver, timeout) is not True:
         return None
     exact = ev.simplify(b.and_(exactness))

@@ -227,7 +227,10 @@ class _PinnedRow:
                                      min(timeout, EXACT_RANGE_SECONDS), seed=self.seed,
                                      completion=self.completion,
                                      witnesses=[*self.base_definitions, *enc.definitions])
-            if known is not None and not (known.witnessed and _rechecked(expr)):
+            # a witnessed value is one admissible value, not the only one: a mismatch
+            # (or a sampled case) is for the solver to judge
+            if known is not None and not (known.witnessed and (
+                    _rechecked(expr, self.case.row) or not _matches(expected, known))):
                 return _judged(expected, known, approximate)
         is_expected = _equals(b, expected, o_null, o_cls, o_int, o_real, o_text)
         exact_range = b.and_(exactness)
@@ -278,11 +281,12 @@ def _sqlite_row(case: PinnedCase) -> tuple[sqlite3.Connection, tuple]:
     return conn, conn.execute(f"SELECT {names} FROM t").fetchone()
 
 
-def _rechecked(expr: str) -> bool:
+def _rechecked(expr: str, row: tuple) -> bool:
     """Whether a case decided with computed witnesses also goes to the solver path,
     which checks what the witnesses cannot: that no other value is allowed (a fixed
-    share of the expressions, chosen by their text so a rerun chooses the same)."""
-    return zlib.crc32(expr.encode()) % WITNESS_RECHECK == 0
+    share of the cases, chosen by expression and row so that a rerun chooses the same
+    and every expression is rechecked on some rows)."""
+    return zlib.crc32(f"{expr}\x00{row!r}".encode()) % WITNESS_RECHECK == 0
 
 
 def _judged(expected: object, known: Determined, always_approximate: bool) -> PinnedOutcome:
