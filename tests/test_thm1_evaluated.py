@@ -282,3 +282,15 @@ def test_a_witnessed_value_that_differs_from_sqlite_goes_to_the_solver():
     out = check_pinned(case, "z3", 20.0)
     assert out.kind == "ok", out
     assert out.sqlite_value == "AAAAAAAA0.0"
+
+
+def test_a_row_sqlite_refuses_is_skipped_not_a_crash():
+    """r = 3 makes the generated gi = r * 2 = 6, which the fuzz table's CHECK (gi IS
+    NOT 6) refuses: SQLite raises on the insert, so there is nothing to compare (a
+    10-minute fuzz run reported it as a crash of every expression on the row)."""
+    from spotit.proofs.pinned import check_pinned_batch
+
+    row = ("2020-02-29", 3, 45, 6.875, "2010-07-19 19:37:33.123", 23.125, -26, 0.0, 2)
+    outs = check_pinned_batch(_pinned(row, "i", "sqlite"), ["i", "r + 1"])
+    assert [o.kind for o in outs] == ["skipped", "skipped"]
+    assert "CHECK constraint failed" in outs[0].detail

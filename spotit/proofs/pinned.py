@@ -128,6 +128,9 @@ def check_pinned_batch(case: PinnedCase, exprs: Sequence[str], solver: str = "z3
     expression is that expression's outcome."""
     try:
         row = _PinnedRow(case, solver, solver_free)
+    except sqlite3.IntegrityError as e:  # SQLite refuses the row (a CHECK, NOT NULL)
+        return [PinnedOutcome("skipped", detail=f"SQLite refuses the row: {e}", expr=x)
+                for x in exprs]
     except Exception as e:
         return [PinnedOutcome(CRASH, detail=crash_detail(e), expr=x) for x in exprs]
     out = []
