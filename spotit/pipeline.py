@@ -27,6 +27,7 @@ from spotit.canonical import canonical
 from spotit.canonical.choices import arbitrary_choice
 from spotit.canonical.rowwise import obligations, without_foreign_keys
 from spotit.canonical.semijoins import AS_IN
+from spotit.encodings import rounding
 from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
@@ -55,6 +56,7 @@ from spotit.verdict import BoundStat, CheckResult, Verdict
 DEFAULT_BOUND = 5
 DEFAULT_TIMEOUT = 60.0
 SPURIOUS_RETRIES = 2
+ROUNDING_REFINEMENTS = 8  # more candidates when each taught the solver how doubles round
 EXTENDED_TRIALS = 5000  # random databases tried when the solver does not decide
 EXTENDED_SECONDS = 3.0
 LATE_PROBE_AFTER = 2.0  # seconds of solving after which the longer random search runs
@@ -551,45 +553,64 @@ class Checker:
             return Verdict.TIMEOUT, self._timeout_reason(k, result)
         session = solver.open(script)
         try:
-            res = None
             self.tie_only = False
-            # later checks on this session (blocking, shrinking) stay in the same region
-            self.region: list[tuple[str, bool]] = []
+            # what the candidates SQLite did not confirm taught this bound: facts of
+            # double rounding and databases SQLite gives equal results on
+            self.facts: list = []
+            self.blocked: list = []
+            self.steering = 0
+            self.base_depth = session.depth
+            # first a database on which SQLite's arbitrary choices cannot matter, then
+            # where they may but no approximation does, then the rest; later checks on
+            # this session (blocking, shrinking) stay in the region of their phase
+            phases: list[list[tuple[str, bool]]] = []
             if enc.two_phase:
-                # First a database on which SQLite's arbitrary choices cannot matter.
-                self.region = [(PREFERRED, True)]
-                res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
+                phases.append([(PREFERRED, True)])
+            if enc.middle_phase:
+                phases.append([(PREFERRED, False), (EXACT, True)])
+            # where the preferred part has no model, the rest is the negation; saying
+            # so keeps z3 fast (a plain check after one with assumptions can stall)
+            phases.append(([(PREFERRED, False)] if enc.two_phase else [])
+                          + ([(EXACT, False)] if enc.middle_phase else []))
+            spent, res = 0.0, None
+            for i, region in enumerate(phases):
+                self.region = region
+                res = session.check(timeout=self._remaining(deadline), assumptions=region)
+                spent += res.seconds
                 if res.status is Status.UNSAT:
-                    res = None
-                    # any difference at this k needs a tie (or an approximated operation)
+                    if i == 0 and enc.two_phase:
+                        # any difference at this k needs a tie (or an approximated operation)
+                        self.tie_only = enc.only_ties
+                    continue
+                if res.status is not Status.SAT:
+                    break
+                before = len(result.spurious)
+                outcome = self._on_model(k, enc, writer, session, _model(enc, res), gold,
+                                         pred, deadline, result)
+                if outcome is not None or not self.exhausted:
+                    self._bound_stat(result, k, res, spent, assertions, t1 - t0, solver)
+                    return outcome
+                # every candidate of this region was run on SQLite, which gave equal
+                # results, and the region has no other: it holds no difference
+                del result.spurious[before:]
+                if i == 0 and enc.two_phase:
                     self.tie_only = enc.only_ties
-            if res is None and enc.middle_phase:
-                # then where SQLite's choices may matter but no approximation does
-                self.region = [(PREFERRED, False), (EXACT, True)]
-                res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
-                if res.status is Status.UNSAT:
-                    res = None
-            if res is None:
-                # Where the preferred part has no model, the rest is the negation; saying
-                # so keeps z3 fast (a plain check after one with assumptions can stall).
-                self.region = [(PREFERRED, False)] if enc.two_phase else []
-                if enc.middle_phase:
-                    self.region.append((EXACT, False))
-                res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
-            result.per_bound.append(BoundStat(
-                k, res.status.value, res.seconds, len(assertions) and _size(assertions),
-                t1 - t0, res.reason if solver.name in ("portfolio", "yices") else ""))
-            if res.status is Status.UNSAT:
-                return None
+            self._bound_stat(result, k, res, spent, assertions, t1 - t0, solver)
             if res.status is Status.TIMEOUT:
                 return Verdict.TIMEOUT, self._timeout_reason(k, result)
             if res.status in (Status.UNKNOWN, Status.ERROR):
                 verdict = Verdict.TIMEOUT if res.status is Status.UNKNOWN else Verdict.ERROR
                 return verdict, f"solver {solver.name} at k={k}: {res.status.value}: {res.reason}"
-            return self._on_model(k, enc, writer, session, _model(enc, res), gold, pred,
-                                  deadline, result)
+            return None
         finally:
             session.close()
+
+    def _bound_stat(self, result: CheckResult, k: int, res, seconds: float, assertions,
+                    encode_seconds: float, solver) -> None:
+        result.per_bound.append(BoundStat(
+            k, res.status.value if res.status is not Status.SAT or not self.exhausted
+            else "unsat", seconds, len(assertions) and _size(assertions), encode_seconds,
+            res.reason if solver.name in ("portfolio", "yices") else ""))
 
     def _everywhere(self, result: CheckResult, proof: str, reason: str, choice: str | None,
                     plans: dict[str, Rel], solver, deadline: float | None, start: float
@@ -644,7 +665,10 @@ class Checker:
     def _on_model(self, k, enc: Encoder, writer: SmtLibWriter, session: Session,
                   model: dict, gold, pred, deadline, result) -> tuple[Verdict, str] | None:
         db = enc.db
-        for attempt in range(SPURIOUS_RETRIES + 1):
+        retries, attempt = SPURIOUS_RETRIES, -1
+        self.exhausted = False  # set when the candidates ran out (UNSAT) in this region
+        while attempt < retries:
+            attempt += 1
             rows = db.decode(model)
             v = validate(self.schema, rows, self.gold_run, self.pred_run, self.opts.semantics)
             if v.confirmed:
@@ -659,15 +683,36 @@ class Checker:
             result.spurious.append({"k": k, "note": v.note, "tie_only": self.tie_only,
                                     "database": _rows_json(
                 self.schema, rows), "gold_result": v.gold_rows, "pred_result": v.pred_rows})
-            if attempt == SPURIOUS_RETRIES or _out_of_time(deadline):
+            # where the solver rounded otherwise than doubles do, say how doubles round
+            # there (a valid fact, kept for the rest of this bound) and look again
+            facts = [f for f in rounding.lemmas(enc, model) if f not in self.facts]
+            if facts:
+                self.facts.extend(facts)
+                session.add(writer.commands(_solver_form(enc, facts)))
+                retries = min(retries + 1, SPURIOUS_RETRIES + ROUNDING_REFINEMENTS)
+            if attempt == retries or _out_of_time(deadline):
                 break
+            self.blocked.append(_block(db, model))
             writer.push()
             session.push()
-            session.add(writer.commands(_solver_form(enc, [_block(db, model)])))
-            res = self._modest_model(enc, writer, session, deadline) if attempt == 0 else None
-            if res is None:
+            session.add(writer.commands(_solver_form(enc, [self.blocked[-1]])))
+            steered = attempt == 0 and (res := self._modest_model(enc, writer, session,
+                                                                  deadline)) is not None
+            if not steered:
+                res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
+            if res.status is Status.UNSAT and self.steering:
+                # none among modest values: the scopes are dropped, what was learned is
+                # kept, and the whole region is asked again
+                while session.depth > self.base_depth:
+                    session.pop()
+                    writer.pop()
+                writer.push()
+                session.push()
+                session.add(writer.commands(_solver_form(enc, [*self.facts, *self.blocked])))
+                self.steering = 0
                 res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
             if res.status is not Status.SAT:
+                self.exhausted = res.status is Status.UNSAT
                 break
             model = _model(enc, res)
         return None
@@ -684,6 +729,7 @@ class Checker:
             return None
         res = self._check_steered(writer, session, steer, deadline)
         if res.status is Status.SAT:
+            self.steering += 1
             return res  # the steering stays: later retries look among modest values too
         session.pop()
         writer.pop()

@@ -16,6 +16,11 @@ from spotit.probe import probe
 from spotit.schema import schema_from_ddl
 
 SCHEMA = schema_from_ddl("CREATE TABLE t (id INTEGER PRIMARY KEY, g TEXT, v INTEGER);")
+# sums that cannot leave 64 bits: a SUM that does is an error on SQLite, which the
+# encoding does not model (docs/semantics.md), and with REAL rounding modelled an
+# overflowing COUNT(*) * (SUM(v) / COUNT(*)) would be a candidate SQLite cannot run
+BOUNDED = schema_from_ddl("CREATE TABLE t (id INTEGER PRIMARY KEY, g TEXT, "
+                          "v INTEGER CHECK (v BETWEEN -1000000 AND 1000000));")
 
 
 def test_values_read_from_the_shape_of_a_term():
@@ -42,19 +47,32 @@ def _has_symbolic_division(formulas) -> bool:
     return False
 
 
-@pytest.mark.parametrize("gold,pred,same", [
-    ("SELECT CAST(SUM(v) AS REAL) / COUNT(v) FROM t", "SELECT AVG(v) FROM t", True),
-    ("SELECT g, CAST(SUM(v) AS REAL) * 100 / COUNT(*) FROM t GROUP BY g",
+@pytest.mark.parametrize("schema,gold,pred,same", [
+    # AVG adds up in doubles, SUM in integers: beyond 2**53 they differ (SQLite confirms)
+    (SCHEMA, "SELECT CAST(SUM(v) AS REAL) / COUNT(v) FROM t", "SELECT AVG(v) FROM t", False),
+    (BOUNDED, "SELECT CAST(SUM(v) AS REAL) / COUNT(v) FROM t", "SELECT AVG(v) FROM t", True),
+    (SCHEMA, "SELECT CAST(SUM(v) AS REAL) / COUNT(v) FROM t",
+     "SELECT SUM(v) * 1.0 / COUNT(v) FROM t", True),
+    (SCHEMA, "SELECT g, CAST(SUM(v) AS REAL) * 100 / COUNT(*) FROM t GROUP BY g",
      "SELECT g, TOTAL(v) * 100 / COUNT(id) FROM t GROUP BY g", False),  # SUM of NULLs
-    ("SELECT SUM(v) / COUNT(v) FROM t", "SELECT AVG(v) FROM t", False),  # integer division
-    ("SELECT SUM(v) % COUNT(*) FROM t", "SELECT SUM(v) - COUNT(*) * (SUM(v) / COUNT(*)) FROM t",
-     True),
+    (SCHEMA, "SELECT SUM(v) / COUNT(v) FROM t", "SELECT AVG(v) FROM t", False),  # integer division
+    (BOUNDED, "SELECT SUM(v) % COUNT(*) FROM t",
+     "SELECT SUM(v) - COUNT(*) * (SUM(v) / COUNT(*)) FROM t", True),
 ])
-def test_division_by_a_count(gold, pred, same):
-    checker = Checker(SCHEMA, CheckOptions(bound=3))
+def test_division_by_a_count(schema, gold, pred, same):
+    checker = Checker(schema, CheckOptions(bound=3))
     _, formulas = checker.encode(3, checker.plan(gold, "gold"), checker.plan(pred, "pred"))
     assert not _has_symbolic_division(formulas)
-    res = check(SCHEMA, gold, pred, bound=3, timeout=60)
-    assert res.verdict.value == ("equivalent" if same else "not_equivalent"), res.reason
-    found = probe(SCHEMA, gold, pred, Semantics.SET, trials=2000, seconds=20, max_rows=3, seed=3)
-    assert (found is None) == same  # SQLite agrees on random databases
+    res = check(schema, gold, pred, bound=3, timeout=60)
+    past_exact_sums = schema is SCHEMA and pred == "SELECT AVG(v) FROM t" and "CAST" in gold
+    if past_exact_sums:
+        # where AVG's double sum loses an integer depends on the order SQLite adds the
+        # rows in, which is not modelled: a candidate may go unconfirmed, never "equivalent"
+        assert res.verdict.value in ("not_equivalent", "spurious"), res.reason
+    else:
+        assert res.verdict.value == ("equivalent" if same else "not_equivalent"), res.reason
+    found = probe(schema, gold, pred, Semantics.SET, trials=2000, seconds=20, max_rows=3, seed=3)
+    if past_exact_sums:
+        assert found is None  # the difference needs sums past 2**53, beyond random values
+    else:
+        assert (found is None) == same  # SQLite agrees on random databases

@@ -18,13 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pysmt.fnode import FNode
-from pysmt.typing import INT, STRING
+from pysmt.typing import INT, REAL, STRING
 
 from spotit.encodings import collation, numtext, strings
 from spotit.encodings import conversions as C
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import encodes
 from spotit.encodings.relational import push, same_row
+from spotit.encodings.rounding import accumulated, promoted, rounded
 from spotit.encodings.values import (
     Alt,
     Value,
@@ -199,21 +200,27 @@ def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Va
     counted = [b.and_(members[j], b.not_(nums[j].null)) for j in range(n)]
     if call.distinct:
         counted = _first_occurrences(enc, counted, vals, coll)  # as stored: '12' <> 12
-    int_terms, real_terms = [], []
+    int_terms, real_terms, sizes = [], [], []
     for j in range(n):
         for a in nums[j].alts:
             g = b.and_(counted[j], a.guard)
-            real_terms.append(b.ite(g, b.to_real(a.term), b.real(0)))
+            x = a.term if a.cls is not INT_C else promoted(enc, a.term, g)
+            real_terms.append(b.ite(g, x, b.real(0)))
+            sizes.append(b.ite(b.and_(g, b.lt(x, b.real(0))), b.neg(x), b.ite(g, x, b.real(0))))
             if a.cls is INT_C:
                 int_terms.append(b.ite(g, a.term, b.int(0)))
     any_real = [b.and_(counted[j], b.not_(_sums_as_integer(enc, vals[j]))) for j in range(n)]
     count = b.sum([b.ite(c, b.int(1), b.int(0)) for c in counted])
     empty = b.not_(b.or_(counted))
-    total_real = b.sum(real_terms, ty=real_terms[0].get_type()) if real_terms else b.real(0)
+    exact_total = b.sum(real_terms, ty=REAL) if real_terms else b.real(0)
+    # SQLite adds the values up in doubles (its rSum, for TOTAL, AVG and a REAL SUM)
+    total_real = accumulated(enc, exact_total, b.sum(sizes, ty=REAL) if sizes else b.real(0),
+                             n, b.not_(empty))
     if call.func == "TOTAL":
         return real_value(b, total_real)
     if call.func == "AVG":
-        return real_value(b, b.real_div(total_real, b.ite(empty, b.int(1), count)), empty)
+        mean = b.real_div(total_real, b.ite(empty, b.int(1), count))
+        return real_value(b, rounded(enc, mean, b.not_(empty)), empty)
     has_real = b.or_(any_real)
     total_int = b.sum(int_terms) if int_terms else b.int(0)
     alts = []

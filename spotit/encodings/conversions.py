@@ -22,11 +22,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pysmt.fnode import FNode
-from pysmt.typing import BOOL, INT, REAL, STRING, FunctionType
+from pysmt.typing import BOOL, INT, STRING, FunctionType
 
 from spotit import concrete
 from spotit.encodings import numtext, textorder
 from spotit.encodings.builder import Builder
+from spotit.encodings.rounding import parsed, promoted
 from spotit.encodings.values import (
     Alt,
     Truth,
@@ -182,7 +183,7 @@ def numeric_affinity(enc: Encoder, v: Value) -> Value:
         enc.approximate("numeric affinity of long or exponent-form text",
                         _where(b, b.and_(b.not_(v.null), a.guard), exact))
     is_int, int_v = _numeric_class(enc, s, nt)
-    real_v = b.ite(exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
+    real_v = parsed(enc, s, nt, b.and_(b.not_(v.null), a.guard))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
     alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, nt.well_formed, is_int), int_v))
     alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, nt.well_formed, b.not_(is_int)),
@@ -307,7 +308,7 @@ def to_numeric(enc: Encoder, v: Value) -> Value:
         enc.approximate("numeric prefix of long or exponent-form text",
                         _where(b, b.and_(b.not_(v.null), a.guard),
                                b.and_(nt.int_exact, real_exact)))
-    real_v = b.ite(real_exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
+    real_v = parsed(enc, s, nt, b.and_(b.not_(v.null), a.guard))
     int_v = nt.int_value
     if planted("text-arith-whole"):
         int_v = b.ite(nt.well_formed, int_v, b.int(0))
@@ -358,7 +359,8 @@ def to_real(enc: Encoder, v: Value) -> Value:
         c = v.constant()
         return constant(b, None if c is None else concrete.evaluate("CAST(? AS REAL)", (c,)))
     num = to_numeric(enc, v)
-    terms = [(a.guard, b.to_real(a.term)) for a in num.alts]
+    terms = [(a.guard, a.term if a.cls is REAL_C else
+              promoted(enc, a.term, b.and_(b.not_(num.null), a.guard))) for a in num.alts]
     if not terms:
         return v
     term = b.select(terms[:-1], terms[-1][1])
@@ -382,7 +384,7 @@ def cast_numeric(enc: Encoder, v: Value) -> Value:
         enc.approximate("CAST AS NUMERIC of long or exponent-form text",
                         _where(b, b.and_(b.not_(v.null), a.guard), exact))
     is_int, int_v = _numeric_class(enc, s, nt)
-    real_v = b.ite(nt.real_exact, nt.real_value, numtext.uf(enc, "num_real", REAL, s))
+    real_v = parsed(enc, s, nt, b.and_(b.not_(v.null), a.guard))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
     alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, is_int), int_v))
     alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)), real_v))

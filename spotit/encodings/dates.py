@@ -51,6 +51,7 @@ from spotit.encodings.calendar import (
 )
 from spotit.encodings.encoder import Encoder
 from spotit.encodings.registry import function
+from spotit.encodings.rounding import rounded
 from spotit.encodings.values import Alt, DateParts, Value, real_value, text_value
 from spotit.errors import Unsupported
 from spotit.ir.types import StorageClass
@@ -496,12 +497,9 @@ def fn_time(enc: Encoder, args: list[Value]) -> Value:
 @function("JULIANDAY", arity=(1, None), arg_kinds=("date", "modifier"))
 def fn_julianday(enc: Encoder, args: list[Value]) -> Value:
     """The Julian day as a REAL: day number - 0.5 + seconds / 86400 (+ milliseconds /
-    86400000), an exact rational.
-
-    SQLite divides its integer milliseconds by 86400000.0, so equal instants give
-    equal doubles; for constants too the exact rational is used (SQLite's double,
-    rounded back to its milliseconds), never the double itself, or ``JULIANDAY(x) >=
-    JULIANDAY('...')`` could not hold at the same instant.
+    86400000), rounded to a double as SQLite's one division of its integer milliseconds
+    by 86400000.0 is; for a constant, the same rounding of the same rational (SQLite's
+    double, read back to its milliseconds), so equal instants give equal doubles.
     """
     b = enc.b
     if all(v.is_constant() for v in args) and not any(
@@ -518,15 +516,18 @@ def fn_julianday(enc: Encoder, args: list[Value]) -> Value:
             jd = None
         if jd is None:
             return Value(b.TRUE, ())
-        return real_value(b, b.real(Fraction(round(jd * SECONDS_PER_DAY * 1000),
-                                             SECONDS_PER_DAY * 1000)))
+        return real_value(b, rounded(enc, b.real(Fraction(round(jd * SECONDS_PER_DAY * 1000),
+                                                          SECONDS_PER_DAY * 1000))))
     tv = _time_value_of(enc, args)
     if tv.ms is None:
         jd = b.plus(b.to_real(b.minus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)),
                                       b.int(43200))), b.to_real(tv.secs))
-        return real_value(b, b.real_div(jd, b.real(SECONDS_PER_DAY)), tv.null)
+        return real_value(b, rounded(enc, b.real_div(jd, b.real(SECONDS_PER_DAY)),
+                                     b.not_(tv.null)), tv.null)
     jd_ms = b.minus(tv.instant_ms(b), b.int(43200 * 1000))
-    return real_value(b, b.real_div(b.to_real(jd_ms), b.real(SECONDS_PER_DAY * 1000)), tv.null)
+    return real_value(b, rounded(enc, b.real_div(b.to_real(jd_ms),
+                                                 b.real(SECONDS_PER_DAY * 1000)),
+                                 b.not_(tv.null)), tv.null)
 
 
 @function("CURRENT_DATE", arity=(0, 0))

@@ -5,10 +5,9 @@ dividend's sign); anything with a REAL is REAL; ``/`` or ``%`` by zero is NULL;
 text operands are converted to numbers first (``conversions.to_numeric``).
 
 An INTEGER ``+``, ``-``, ``*`` or negation whose result leaves 64 bits is REAL,
-as SQLite's VDBE switches to doubles on overflow; REALs are exact rationals, not
-doubles. See docs/semantics.md:
-results that differ only by double rounding can be reported equivalent, and a
-model that relies on exact rationals is caught by validation on SQLite.
+as SQLite's VDBE switches to doubles on overflow. A REAL result is the exact
+rational passed through ``rounding.rounded`` (SQLite computes in doubles), and an
+INTEGER operand of REAL arithmetic is made a double first (``rounding.promoted``).
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from spotit.encodings import numtext
 from spotit.encodings.builder import Builder, int_interval
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
+from spotit.encodings.rounding import promoted, rounded
 from spotit.encodings.values import Alt, Value, int_value, normalize, null_value, real_value
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
@@ -29,6 +29,7 @@ from spotit.ir.types import INT64_MAX, INT64_MIN, Affinity, StorageClass
 from spotit.mutants import planted
 
 INT_C, REAL_C = StorageClass.INTEGER, StorageClass.REAL
+EDGE_ROUNDING = 1024  # half the spacing of doubles just beyond 64-bit integers
 
 
 def _numeric_pairs(b: Builder, x: Value, y: Value):
@@ -56,6 +57,7 @@ def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
     for ax, ay, g in _numeric_pairs(b, x, y):
         both_int = ax.cls is INT_C and ay.cls is INT_C
         p, q = ax.term, ay.term
+        taken = b.and_(b.not_(null), g)
         if op == "%":
             # SQLite casts both operands to INTEGER (saturating), then takes C's
             # remainder.
@@ -68,41 +70,57 @@ def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
                                    b.not_(b.eq(b.lt(rem, b.int(0)), b.lt(qi, b.int(0))))),
                             b.plus(rem, qi), rem)
             (int_cases if both_int else real_cases).append(
-                (g, rem if both_int else b.to_real(rem))
+                (g, rem if both_int else promoted(enc, rem, taken))
             )
             continue
         if op == "/":
             zero = b.int(0) if ay.cls is INT_C else b.real(0)
             zero_div.append(b.and_(g, b.eq(q, zero)))
+        if not both_int:  # an INTEGER operand is made a double first
+            p = promoted(enc, p, taken) if ax.cls is INT_C else p
+            q = promoted(enc, q, taken) if ay.cls is INT_C else q
+        if op == "/":
             if both_int and planted("int-division-real"):
                 real_cases.append((g, b.real_div(b.to_real(p), b.to_real(q))))
             elif both_int:
                 int_cases.append((g, b.int_div_trunc(p, q)))
             else:
-                real_cases.append((g, b.real_div(p, q)))
+                real_cases.append((g, rounded(enc, b.real_div(p, q), taken)))
             continue
         fn = {"+": b.plus, "-": b.minus, "*": b.times}[op]
         if both_int:
-            _int_or_overflow(b, g, fn(p, q), int_cases, real_cases)
+            small = op in "+-" and any(_small_constant(t) for t in (p, q))
+            _int_or_overflow(enc, g, fn(p, q), int_cases, real_cases, taken, small)
         else:
-            real_cases.append((g, fn(p, q)))
+            real_cases.append((g, rounded(enc, fn(p, q), taken)))
     if zero_div:
         null = b.or_(null, b.and_(b.not_(null), b.or_(zero_div)))
     return _from_cases(b, null, int_cases, real_cases)
 
 
-def _int_or_overflow(b: Builder, g: FNode, r: FNode, int_cases: list, real_cases: list
-                     ) -> None:
+def _small_constant(t: FNode) -> bool:
+    return t.is_int_constant() and abs(t.constant_value()) <= EDGE_ROUNDING
+
+
+def _int_or_overflow(enc: Encoder, g: FNode, r: FNode, int_cases: list, real_cases: list,
+                     taken: FNode, near_edge: bool = False) -> None:
     """An integer result ``r`` under guard ``g``: INTEGER within 64 bits, else REAL
-    (SQLite redoes the operation in doubles; the exact rational stands for it, as for
-    every REAL)."""
+    (SQLite redoes the operation in doubles: the exact result, rounded). ``near_edge``:
+    ``r`` is a 64-bit integer moved by at most ``EDGE_ROUNDING`` (``x + 1``, ``-x``),
+    so where it overflows it is within half a double's spacing of 2**63 (2048 there)
+    and rounds to +-2**63."""
+    b = enc.b
     bounds = int_interval(r)
     if bounds is not None and bounds[0] >= INT64_MIN and bounds[1] <= INT64_MAX:
         int_cases.append((g, r))
         return
     fits = b.and_(b.le(b.int(INT64_MIN), r), b.le(r, b.int(INT64_MAX)))
     int_cases.append((b.and_(g, fits), r))
-    real_cases.append((b.and_(g, b.not_(fits)), b.to_real(r)))
+    if near_edge:
+        edge = b.ite(b.lt(b.int(0), r), b.real(2**63), b.real(-(2**63)))
+    else:
+        edge = promoted(enc, r, b.and_(taken, b.not_(fits)))
+    real_cases.append((b.and_(g, b.not_(fits)), edge))
 
 
 @encodes(S.Arith)
@@ -119,7 +137,8 @@ def encode_negate(enc: Encoder, e: S.Negate, env: Env) -> Value:
     int_cases, real_cases = [], []
     for a in x.alts:
         if a.cls is INT_C:  # -(-2**63) is REAL
-            _int_or_overflow(b, a.guard, b.neg(a.term), int_cases, real_cases)
+            _int_or_overflow(enc, a.guard, b.neg(a.term), int_cases, real_cases,
+                             b.and_(b.not_(x.null), a.guard), near_edge=True)
         else:
             real_cases.append((a.guard, b.neg(a.term)))
     return _from_cases(b, x.null, int_cases, real_cases)

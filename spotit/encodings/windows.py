@@ -52,6 +52,7 @@ from spotit.encodings.aggregates import (
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import WINDOW_FUNCTIONS, encodes, window_function
 from spotit.encodings.relational import Concat, push, same_row
+from spotit.encodings.rounding import rounded
 from spotit.encodings.values import Alt, Value, choose, int_value, null_value, real_value
 from spotit.errors import BindError, Unsupported
 from spotit.ir import relational as R
@@ -316,7 +317,7 @@ def win_percent_rank(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Valu
         single = b.le(size, b.int(1))
         ratio = b.real_div(b.to_real(b.minus(rank, b.int(1))),
                            b.ite(single, b.int(1), b.minus(size, b.int(1))))
-        out.append(real_value(b, b.ite(single, b.real(0), ratio)))
+        out.append(real_value(b, b.ite(single, b.real(0), rounded(enc, ratio))))
     return out
 
 
@@ -327,7 +328,7 @@ def win_cume_dist(enc: Encoder, w: Windowed, call: R.WindowCall) -> list[Value]:
     out = []
     for i in range(w.n):
         upto = w.count(b.and_(w.members[i][j], b.not_(w.before[i][j])) for j in range(w.n))
-        out.append(real_value(b, b.real_div(b.to_real(upto), w.size[i])))
+        out.append(real_value(b, rounded(enc, b.real_div(b.to_real(upto), w.size[i]))))
     return out
 
 

@@ -1,0 +1,237 @@
+"""The rounding of REAL arithmetic: SQLite computes in IEEE doubles, the encoding in
+exact rationals, and each REAL result passes through ``round``.
+
+``round`` is an uninterpreted function of the exact result, so equal exact values
+round alike (``x * 100.0 / y`` and ``CAST(x AS REAL) * 100 / y`` are one term),
+constrained by what every round-to-nearest function satisfies:
+
+- it is within half an ulp: ``|round(t) - t| <= 2**-53 * |t| + 2**-1075``;
+- it is the identity on an integer of at most 2**53 in magnitude (a double);
+- it is monotone (``t <= t'`` implies ``round(t) <= round(t')``), stated for the
+  pairs of the first ``MONOTONE_POINTS`` applications of a formula, and against
+  the doubles ``FIXED`` (0, the bounds of exact integers and of 64-bit integers).
+
+IEEE's rounding is one interpretation of it, so a difference SQLite's doubles
+make is a model, and ``equivalent`` proven with ``round`` free holds in doubles.
+Where ``round`` is the identity the encoding is the exact one: that is the range
+the pipeline searches first (``Encoder.approximate``), so a difference exact
+arithmetic shows is found as before. A constant result is rounded here, in
+Python's doubles (the same IEEE operations). Overflow to infinity is not modelled.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from pysmt.fnode import FNode
+from pysmt.operators import MINUS, PLUS, TIMES, TOREAL
+from pysmt.typing import REAL, FunctionType
+
+from spotit import concrete
+from spotit.encodings.encoder import Encoder
+from spotit.smt.evaluate import Evaluator
+
+UNIT = Fraction(1, 2**53)  # round-to-nearest's relative error
+SUBNORMAL = Fraction(1, 2**1075)  # its absolute error below the normal range
+EXACT_INTEGERS = 2**53  # every integer up to this magnitude is a double
+MONOTONE_POINTS = 16
+FIXED = (0, -(2**53), 2**53, -(2**63), 2**63)
+APPROXIMATION = "rounding of REAL arithmetic to doubles"
+
+
+def rounded(enc: Encoder, exact: FNode, taken: FNode | None = None) -> FNode:
+    """SQLite's double for the exact REAL ``exact``; ``taken``: when it is the value
+    at all (its alternative's guard), so that elsewhere it cannot make a result
+    inexact."""
+    b = enc.b
+    points = enc.rounding_points
+    if exact.is_constant():
+        value = Fraction(exact.constant_value())
+        try:
+            double = b.real(Fraction(float(value)))
+        except OverflowError:
+            double = None
+        if double is not None:
+            if value.denominator != 1 and all(t is not exact for t, _ in points):
+                # a symbolic value equal to it rounds alike, and ones beside it in order
+                enc.side.append(b.eq(b.m.Function(_round_function(b), [exact]), double))
+                _monotone(enc, exact, double)
+                points.append((exact, double))
+            return double
+    elif (_integral(exact) and _within(exact, EXACT_INTEGERS)) or _is_double(exact):
+        return exact
+    for t, r in points:  # the same exact value: the same application
+        if t is exact:
+            return r
+    r = b.m.Function(_round_function(b), [exact])
+    size = b.ite(b.le(b.real(0), exact), exact, b.neg(exact))
+    slack = b.plus(b.times(b.real(UNIT), size), b.real(SUBNORMAL))
+    enc.side.append(b.le(b.minus(r, exact), slack))
+    enc.side.append(b.le(b.minus(exact, r), slack))
+    small = b.and_(b.le(b.real(-EXACT_INTEGERS), exact), b.le(exact, b.real(EXACT_INTEGERS)))
+    if _integral(exact):
+        enc.side.append(b.implies(small, b.eq(r, exact)))
+    for c in FIXED:
+        enc.side.append(b.implies(b.le(exact, b.real(c)), b.le(r, b.real(c))))
+        enc.side.append(b.implies(b.le(b.real(c), exact), b.le(b.real(c), r)))
+    _monotone(enc, exact, r)
+    points.append((exact, r))
+    same = b.eq(r, exact)
+    enc.approximate(APPROXIMATION, same if taken is None else b.implies(taken, same))
+    return r
+
+
+def _monotone(enc: Encoder, exact: FNode, r: FNode) -> None:
+    """``round`` is monotone between this rounding and the earlier ones."""
+    b = enc.b
+    points = enc.rounding_points
+    if len(points) < MONOTONE_POINTS:
+        for t, other in points:
+            if t.is_constant() and exact.is_constant():
+                continue
+            enc.side.append(b.implies(b.le(exact, t), b.le(r, other)))
+            enc.side.append(b.implies(b.le(t, exact), b.le(other, r)))
+
+
+def accumulated(enc: Encoder, exact: FNode, size: FNode, n: int, taken: FNode) -> FNode:
+    """A sum of at most ``n`` values added one by one in doubles (SQLite's ``rSum``):
+    each addition rounds, so the result is within ``(n - 1) * 2**-53 * size`` of the
+    exact sum, ``size`` being the sum of the values' magnitudes; integers add up
+    exactly while ``size`` is at most 2**53. The result is a function of the exact
+    sum: the order SQLite adds the rows in (which can change the last bits of a sum
+    of non-integral values) is not modelled, see docs/semantics.md."""
+    b = enc.b
+    if n <= 1:
+        return exact  # 0.0 + x is x
+    r = b.m.Function(b.m.Symbol("uf!accumulate", FunctionType(REAL, [REAL])), [exact])
+    slack = b.plus(b.times(b.real((n - 1) * UNIT), size), b.real((n - 1) * SUBNORMAL))
+    enc.side.append(b.le(b.minus(r, exact), slack))
+    enc.side.append(b.le(b.minus(exact, r), slack))
+    if _integral(exact):
+        enc.side.append(b.implies(b.le(size, b.real(EXACT_INTEGERS)), b.eq(r, exact)))
+    same = b.eq(r, exact)
+    enc.approximate(APPROXIMATION, b.implies(taken, same))
+    return r
+
+
+def parsed(enc: Encoder, text: FNode, nt, taken: FNode) -> FNode:
+    """The double SQLite reads from ``text`` (its numeric prefix, ``nt``): a function of
+    the text (``sqlite3AtoF`` works on the digits, so '0.10' and '0.1' need not take the
+    same path), the decimal itself for an integer up to 2**53, and within one ulp of
+    the decimal where that is known. That last bound involves the digits' values and
+    made cvc5 time out on foreign keys between TEXT and INTEGER columns at k = 1, so
+    it is given to the solver with the first lemmas (below), when a candidate was
+    not confirmed, not up front."""
+    b = enc.b
+    r = b.m.Function(b.m.Symbol("uf!num_real", FunctionType(REAL, [text.get_type()])), [text])
+    exact = nt.real_value
+    known = nt.real_exact
+    size = b.ite(b.le(b.real(0), exact), exact, b.neg(exact))
+    small = b.and_(known, nt.fraction_is_zero, b.le(size, b.real(EXACT_INTEGERS)))
+    enc.side.append(b.implies(small, b.eq(r, exact)))
+    slack = b.plus(b.times(b.real(2 * UNIT), size), b.real(SUBNORMAL))
+    enc.parse_points.append((text, r, b.implies(known, b.and_(
+        b.le(b.minus(r, exact), slack), b.le(b.minus(exact, r), slack)))))
+    enc.approximate(APPROXIMATION, b.implies(b.and_(taken, known), b.eq(r, exact)))
+    return r
+
+
+def promoted(enc: Encoder, integer: FNode, taken: FNode | None = None) -> FNode:
+    """An INTEGER made a double (an operand of REAL arithmetic, CAST AS REAL): exact
+    up to 2**53 in magnitude, rounded beyond."""
+    return rounded(enc, enc.b.to_real(integer), taken)
+
+
+def _round_function(b) -> FNode:
+    return b.m.Symbol("uf!round", FunctionType(REAL, [REAL]))
+
+
+def _is_double(t: FNode) -> bool:
+    """Whether ``t`` is a rounding's result (a double: rounding keeps it)."""
+    return t.is_function_application() and t.function_name().symbol_name() in (
+        "uf!round", "uf!accumulate")
+
+
+def _integral(t: FNode) -> bool:
+    """Whether ``t`` is an integer whatever its symbols' values (an integer made real,
+    and sums and products of such)."""
+    if t.is_constant():
+        return Fraction(t.constant_value()).denominator == 1
+    if t.node_type() == TOREAL:
+        return True
+    if t.node_type() in (PLUS, MINUS, TIMES):
+        return all(_integral(a) for a in t.args())
+    if t.is_ite():
+        return _integral(t.arg(1)) and _integral(t.arg(2))
+    if t.is_function_application() and t.function_name().symbol_name() == "uf!round":
+        return _integral(t.arg(0))  # a double next to an integer is an integer
+    return False
+
+
+def _within(t: FNode, bound: int) -> bool:
+    """Whether ``|t| <= bound`` follows from the integer intervals of its parts."""
+    from spotit.encodings.builder import int_interval
+
+    inner = t.arg(0) if t.node_type() == TOREAL else None
+    if inner is None:
+        return False
+    interval = int_interval(inner)
+    return interval is not None and -bound <= interval[0] and interval[1] <= bound
+
+
+class _Ieee(Evaluator):
+    """Evaluation with ``round`` as IEEE's round-to-nearest-even (Python's floats)."""
+
+    def walk_function(self, formula: FNode, args, **kwargs) -> FNode:
+        if formula.function_name().symbol_name() == "uf!round" and args[0].is_constant():
+            try:
+                return self.manager.Real(Fraction(float(Fraction(args[0].constant_value()))))
+            except OverflowError:
+                pass
+        return super().walk_function(formula, args, **kwargs)
+
+
+def lemmas(enc: Encoder, model: dict) -> list[FNode]:
+    """Facts of IEEE rounding at the exact values a model gives the formula's roundings,
+    ``exact = v -> round(exact) = double(v)``, and of SQLite's reading of the texts it
+    gives (SQLite's own answer, and how near the decimal it is): true of SQLite's
+    doubles, so adding them
+    keeps every answer sound, and a model whose roundings were not the doubles' (a
+    candidate SQLite did not confirm) is not found again. Sums (``accumulate``) depend
+    on SQLite's order of rows and get none."""
+    b = enc.b
+    if not enc.rounding_points and not enc.parse_points:
+        return []
+    values = {}
+    for name, value in model.items():
+        try:
+            sym = b.m.get_symbol(name)
+        except Exception:  # a name the solver made up (an auxiliary)
+            continue
+        ty = sym.get_type()
+        if ty.is_bool_type():
+            values[sym] = b.bool(bool(value))
+        elif ty.is_int_type():
+            values[sym] = b.int(int(value))
+        elif ty.is_real_type():
+            values[sym] = b.real(Fraction(value))
+        elif ty.is_string_type():
+            values[sym] = b.str(str(value))
+    ev = _Ieee(b.env, values)
+    out = []
+    for text, r, near in enc.parse_points:
+        out.append(near)
+        v = ev.simplify(text)
+        if v.is_constant():
+            double = concrete.evaluate("CAST(? AS REAL)", (v.constant_value(),))
+            out.append(b.implies(b.eq(text, v), b.eq(r, b.real(Fraction(double)))))
+    for exact, r in enc.rounding_points:
+        v = ev.simplify(exact)
+        if not v.is_constant():
+            continue
+        try:
+            double = Fraction(float(Fraction(v.constant_value())))
+        except OverflowError:
+            continue
+        out.append(b.implies(b.eq(exact, v), b.eq(r, b.real(double))))
+    return out
