@@ -116,3 +116,12 @@ def test_text_is_read_as_sqlite_reads_it():
     res = check(schema, "SELECT id FROM s WHERE x + 0 = 0.1", "SELECT id FROM s WHERE 0",
                 probe_trials=0, timeout=60)
     assert res.verdict.value == "not_equivalent", res.reason
+
+
+def test_round_gives_a_double():
+    # ROUND(0.3, 1) is the double 0.3, equal to the literal; the exact 3/10 is not
+    assert sqlite_value("SELECT ROUND(0.3, 1) = 0.3") == 1
+    schema = schema_from_ddl("CREATE TABLE t (r REAL);")
+    res = check(schema, "SELECT r FROM t WHERE ROUND(r, 1) = 0.3", "SELECT r FROM t WHERE 0",
+                probe_trials=0, timeout=60)
+    assert res.verdict.value == "not_equivalent", res.reason

@@ -238,14 +238,15 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
     half = b.real(Fraction(1, 2))
     up = b.to_real(b.real_trunc(b.plus(scaled, half)))
     down = b.to_real(b.real_trunc(b.minus(scaled, half)))
-    rounded = b.ite(b.le(b.real(0), scaled), up, down)
+    whole = b.ite(b.le(b.real(0), scaled), up, down)
     if planted("round-half-even"):  # a tie goes to the even neighbour
         tie = b.eq(b.minus(scaled, b.to_real(b.real_trunc(scaled))),
                    b.ite(b.le(b.real(0), scaled), half, b.neg(half)))
-        odd = b.not_(b.eq(b.int_rem_trunc(b.real_trunc(rounded), b.int(2)), b.int(0)))
+        odd = b.not_(b.eq(b.int_rem_trunc(b.real_trunc(whole), b.int(2)), b.int(0)))
         toward_zero = b.to_real(b.real_trunc(scaled))
-        rounded = b.ite(b.and_(tie, odd), toward_zero, rounded)
-    return real_value(b, b.real_div(rounded, scale), null)
+        whole = b.ite(b.and_(tie, odd), toward_zero, whole)
+    # SQLite reads the rounded decimal back as a double
+    return real_value(b, rounded(enc, b.real_div(whole, scale), b.not_(null)), null)
 
 
 def round_digits(c: int | float | str | bytes) -> int:

@@ -14,8 +14,10 @@ questions about the encoded result v:
 The row is pinned as SQLite stored it (column affinity applied).
 
 Values match when both are NULL, or both INTEGER and equal, or both TEXT and
-equal, or both REAL and within a relative 1e-9 (REAL is modelled exactly,
-SQLite rounds to doubles).
+equal, or both REAL and, for admissibility, the same double (the encoding rounds
+REAL arithmetic as doubles do: spotit/encodings/rounding.py), for exactness within a
+relative 1e-9 (in the exact range every rounding is the identity, so the value is
+the exact rational).
 """
 
 from __future__ import annotations
@@ -235,12 +237,16 @@ class _PinnedRow:
             if known is not None and not (known.witnessed and (
                     _rechecked(expr, self.case.row) or not _matches(expected, known))):
                 return _judged(expected, known, approximate)
-        is_expected = _equals(b, expected, o_null, o_cls, o_int, o_real, o_text)
+        outs = (o_null, o_cls, o_int, o_real, o_text)
+        # admissible: SQLite's very double (the encoding rounds as doubles do); exact:
+        # with every rounding the identity, the exact rational within REL_TOLERANCE
+        is_sqlites = _equals(b, expected, *outs, tolerance=False)
+        is_expected = _equals(b, expected, *outs)
         exact_range = b.and_(exactness)
         base = [*self.base, *own, *defs]
         backend = get_solver(self.solver)
         names = {"null": o_null, "cls": o_cls, 1: o_int, 2: o_real, 3: o_text}
-        res = backend.check(SmtLibWriter().script([*base, is_expected]), timeout=timeout)
+        res = backend.check(SmtLibWriter().script([*base, is_sqlites]), timeout=timeout)
         if res.status is Status.UNSAT:
             return PinnedOutcome("divergence", expected, None,
                                  "the encoding cannot produce SQLite's value")
@@ -323,7 +329,7 @@ def _matches(v: object, known: Determined) -> bool:
     return known.cls is StorageClass.TEXT and known.value == str(v)
 
 
-def _equals(b: Builder, v, o_null, o_cls, o_int, o_real, o_text):
+def _equals(b: Builder, v, o_null, o_cls, o_int, o_real, o_text, tolerance: bool = True):
     if v is None:
         return o_null
     nn = b.not_(o_null)
@@ -333,7 +339,7 @@ def _equals(b: Builder, v, o_null, o_cls, o_int, o_real, o_text):
         return b.and_(nn, b.eq(o_cls, b.int(1)), b.eq(o_int, b.int(v)))
     if isinstance(v, float):
         f = Fraction(v)
-        tol = abs(f) * REL_TOLERANCE + Fraction(1, 10**12)
+        tol = abs(f) * REL_TOLERANCE + Fraction(1, 10**12) if tolerance else 0
         return b.and_(nn, b.eq(o_cls, b.int(2)), b.le(b.real(f - tol), o_real),
                       b.le(o_real, b.real(f + tol)))
     return b.and_(nn, b.eq(o_cls, b.int(3)), b.eq(o_text, b.str(str(v))))
