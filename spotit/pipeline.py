@@ -50,7 +50,7 @@ from spotit.smt.intstrings import IntStrings
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
 from spotit.solvers.base import Session, Status
-from spotit.validate import Validation, column_names, validate
+from spotit.validate import EQUAL_RESULTS, Validation, column_names, validate
 from spotit.verdict import BoundStat, CheckResult, Verdict
 
 DEFAULT_BOUND = 5
@@ -548,6 +548,7 @@ class Checker:
         script = writer.script(assertions)
         t1 = time.monotonic()
         result.approximations = sorted(set(result.approximations) | enc.approximations)
+        result.notes += sorted(enc.unmodelled - set(result.notes))
         if deadline is not None and time.monotonic() > deadline:
             result.per_bound.append(BoundStat(k, "timeout", 0.0, 0, t1 - t0))
             return Verdict.TIMEOUT, self._timeout_reason(k, result)
@@ -667,6 +668,7 @@ class Checker:
         db = enc.db
         retries, attempt = SPURIOUS_RETRIES, -1
         self.exhausted = False  # set when the candidates ran out (UNSAT) in this region
+        self.settled = True
         while attempt < retries:
             attempt += 1
             rows = db.decode(model)
@@ -680,6 +682,9 @@ class Checker:
                     f"counterexample with at most {k} row{'s' if k > 1 else ''} per table, "
                     "confirmed by SQLite"
                 )
+            # a region is settled by its candidates only if SQLite gave equal results on
+            # each (not an error, not a difference for some orders of the rows)
+            self.settled = self.settled and v.note == EQUAL_RESULTS
             result.spurious.append({"k": k, "note": v.note, "tie_only": self.tie_only,
                                     "database": _rows_json(
                 self.schema, rows), "gold_result": v.gold_rows, "pred_result": v.pred_rows})
@@ -712,7 +717,7 @@ class Checker:
                 self.steering = 0
                 res = session.check(timeout=self._remaining(deadline), assumptions=self.region)
             if res.status is not Status.SAT:
-                self.exhausted = res.status is Status.UNSAT
+                self.exhausted = res.status is Status.UNSAT and self.settled
                 break
             model = _model(enc, res)
         return None

@@ -105,6 +105,9 @@ def results_differ(a: list[tuple], b: list[tuple], semantics: Semantics) -> bool
     return list(a) != list(b)
 
 
+EQUAL_RESULTS = "SQLite gives equal results on this database"
+
+
 @dataclass
 class Validation:
     confirmed: bool
@@ -142,5 +145,5 @@ def validate(schema: Schema, rows: Rows, gold: str, pred: str, semantics: Semant
         return Validation(True, g0, p0)
     differ_some = any(results_differ(g, p, semantics) for g, p in runs)
     note = ("the results differ only for some orders of tied or unordered rows"
-            if differ_some else "SQLite gives equal results on this database")
+            if differ_some else EQUAL_RESULTS)
     return Validation(False, g0, p0, note)

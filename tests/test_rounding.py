@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from fractions import Fraction
 
+import pytest
 from pysmt.typing import INT
 
 from spotit import check
@@ -125,3 +126,58 @@ def test_round_gives_a_double():
     res = check(schema, "SELECT r FROM t WHERE ROUND(r, 1) = 0.3", "SELECT r FROM t WHERE 0",
                 probe_trials=0, timeout=60)
     assert res.verdict.value == "not_equivalent", res.reason
+
+
+def _sqlite_results(ddl: str, rows: list[tuple], columns: str, *queries: str) -> list:
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(ddl)
+    table = ddl.split("TABLE ")[1].split("(")[0].strip()
+    for row in rows:
+        conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({', '.join('?' * len(row))})",
+                     row)
+    return [sorted(conn.execute(q).fetchall(), key=repr) for q in queries]
+
+
+# each pair below differs on SQLite (the database is in the test) and was proven
+# equivalent before the cases it names were rounded as doubles (found by review)
+DIFFERING = [
+    # an INTEGER overflow is redone on the operands' doubles: two roundings, not one
+    ("CREATE TABLE t (a INTEGER NOT NULL);", "a", [(89547301328687144,)],
+     "SELECT a FROM t WHERE a * 103 > 9223372036854775807",
+     "SELECT a FROM t WHERE a >= 89547301328687144"),
+    # a REAL generated column stores the double of an integer
+    ("CREATE TABLE t (a INTEGER NOT NULL, g REAL GENERATED ALWAYS AS (a));", "a",
+     [(9007199254740993,)], "SELECT a FROM t WHERE g = a", "SELECT a FROM t"),
+    # a RANGE frame's offset is added in doubles
+    ("CREATE TABLE t (x INTEGER NOT NULL);", "x", [(2**53,), (2**53 + 2,)],
+     "SELECT x, COUNT(*) OVER (ORDER BY x RANGE BETWEEN 1.5 PRECEDING AND CURRENT ROW) FROM t",
+     "SELECT x, COUNT(*) OVER (ORDER BY x RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t"),
+    # LAG's position is the row number minus the offset, in doubles
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY);", "id", [(1,), (2,), (3,)],
+     "SELECT id, LAG(id, 0.9999999999999999) OVER (ORDER BY id) FROM t",
+     "SELECT id, NULL FROM t"),
+    # a sliding frame's running sum remembers rows that left it
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY, x REAL NOT NULL);", "id, x",
+     [(1, 1e16), (2, 1.0), (3, 1.0)],
+     "SELECT id, TOTAL(x) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
+     "WITH r AS (SELECT id, x, ROW_NUMBER() OVER (ORDER BY id) AS n FROM t) SELECT a.id, "
+     "(SELECT TOTAL(b.x) FROM r b WHERE b.n BETWEEN a.n - 1 AND a.n) FROM r a"),
+]
+
+
+@pytest.mark.parametrize("ddl,columns,rows,gold,pred", DIFFERING)
+def test_pairs_doubles_make_differ_are_never_equivalent(ddl, columns, rows, gold, pred):
+    g, p = _sqlite_results(ddl, rows, columns, gold, pred)
+    assert g != p  # the independent reason: SQLite's own results
+    res = check(schema_from_ddl(ddl), gold, pred, probe_trials=0, timeout=60)
+    assert res.verdict.value in ("not_equivalent", "spurious"), res.reason
+
+
+def test_a_bound_is_not_proven_by_candidates_that_differ_for_some_orders():
+    # rows 1 then 0: ORDER BY b*0 LIMIT 1 keeps 1, ORDER BY b keeps 0; inserted the other
+    # way both keep 0 -- a difference for some orders of the rows, not "equal results"
+    ddl = "CREATE TABLE t (b INTEGER NOT NULL CHECK (b IN (0, 1)));"
+    gold, pred = "SELECT b FROM t ORDER BY b * 0 LIMIT 1", "SELECT b FROM t ORDER BY b LIMIT 1"
+    assert _sqlite_results(ddl, [(1,), (0,)], "b", gold, pred) == [[(1,)], [(0,)]]
+    res = check(schema_from_ddl(ddl), gold, pred, bound=2, probe_trials=0, timeout=60)
+    assert res.verdict.value != "equivalent", res.reason

@@ -294,3 +294,16 @@ def test_a_row_sqlite_refuses_is_skipped_not_a_crash():
     outs = check_pinned_batch(_pinned(row, "i", "sqlite"), ["i", "r + 1"])
     assert [o.kind for o in outs] == ["skipped", "skipped"]
     assert "CHECK constraint failed" in outs[0].detail
+
+
+def test_a_rounding_is_computed_as_doubles_on_the_fast_path():
+    """r / 3 rounds to a double: on a pinned row the rounding is computed in Python's
+    floats (SQLite's IEEE doubles), every axiom of ``round`` must then hold, and the
+    value must be SQLite's very double (no tolerance). A REAL division whose exact
+    value is not a double (1/3) is admissible only as the double."""
+    case = PinnedCase((("r", "REAL"),), (1.0,), "r / 3")
+    out = check_pinned(case)
+    assert (out.kind, out.path, out.detail) == ("ok", EVALUATED, WITNESSED)
+    assert out.sqlite_value == 1.0 / 3
+    slow = check_pinned(case, solver_free=False)
+    assert (slow.kind, slow.path) == ("ok", "solver")  # SQLite's double is admissible

@@ -25,7 +25,7 @@ from spotit.encodings import conversions as C
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import encodes
 from spotit.encodings.relational import push, same_row
-from spotit.encodings.rounding import accumulated, promoted, rounded
+from spotit.encodings.rounding import accumulated, promoted, rounded, slid
 from spotit.encodings.values import (
     Alt,
     Value,
@@ -193,29 +193,39 @@ def _first_occurrences(enc: Encoder, counted: list[FNode], vals: list[Value], co
 
 
 def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Value],
-              coll: str) -> Value:
+              coll: str, history: list[FNode] | None = None) -> Value:
+    """SUM, TOTAL or AVG of the ``members``' values; ``history``: for a sliding window
+    frame, the rows whose values SQLite's running sum has seen (see rounding.slid)."""
     b = enc.b
     n = len(members)
     nums = [C.to_numeric(enc, v) for v in vals]
     counted = [b.and_(members[j], b.not_(nums[j].null)) for j in range(n)]
     if call.distinct:
         counted = _first_occurrences(enc, counted, vals, coll)  # as stored: '12' <> 12
-    int_terms, real_terms, sizes = [], [], []
+    int_terms, real_terms, magnitudes = [], [], []
     for j in range(n):
         for a in nums[j].alts:
             g = b.and_(counted[j], a.guard)
             x = a.term if a.cls is not INT_C else promoted(enc, a.term, g)
             real_terms.append(b.ite(g, x, b.real(0)))
-            sizes.append(b.ite(b.and_(g, b.lt(x, b.real(0))), b.neg(x), b.ite(g, x, b.real(0))))
+            magnitudes.append((j, a.guard, b.ite(b.lt(x, b.real(0)), b.neg(x), x)))
             if a.cls is INT_C:
                 int_terms.append(b.ite(g, a.term, b.int(0)))
     any_real = [b.and_(counted[j], b.not_(_sums_as_integer(enc, vals[j]))) for j in range(n)]
     count = b.sum([b.ite(c, b.int(1), b.int(0)) for c in counted])
     empty = b.not_(b.or_(counted))
     exact_total = b.sum(real_terms, ty=REAL) if real_terms else b.real(0)
+
+    def size(rows: list[FNode]) -> FNode:
+        """The sum of the magnitudes of the values of ``rows``."""
+        return b.sum([b.ite(b.and_(rows[j], b.not_(nums[j].null), guard), m, b.real(0))
+                      for j, guard, m in magnitudes], ty=REAL)
+
     # SQLite adds the values up in doubles (its rSum, for TOTAL, AVG and a REAL SUM)
-    total_real = accumulated(enc, exact_total, b.sum(sizes, ty=REAL) if sizes else b.real(0),
-                             n, b.not_(empty))
+    if history is None:
+        total_real = accumulated(enc, exact_total, size(counted), n, b.not_(empty))
+    else:
+        total_real = slid(enc, exact_total, size(history), b.not_(empty))
     if call.func == "TOTAL":
         return real_value(b, total_real)
     if call.func == "AVG":

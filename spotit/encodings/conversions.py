@@ -27,7 +27,7 @@ from pysmt.typing import BOOL, INT, STRING, FunctionType
 from spotit import concrete
 from spotit.encodings import numtext, textorder
 from spotit.encodings.builder import Builder
-from spotit.encodings.rounding import parsed, promoted
+from spotit.encodings.rounding import is_integral, parsed, promoted
 from spotit.encodings.values import (
     Alt,
     Truth,
@@ -213,8 +213,8 @@ def stored_value(enc: Encoder, v: Value, affinity: Affinity) -> Value:
         return text_affinity(enc, v)
     v = numeric_affinity(enc, v)
     if affinity is Affinity.REAL:
-        alts = [Alt(REAL_C, a.guard, b.to_real(a.term)) if a.cls is INT_C else a
-                for a in v.alts]
+        alts = [Alt(REAL_C, a.guard, promoted(enc, a.term, b.and_(b.not_(v.null), a.guard)))
+                if a.cls is INT_C else a for a in v.alts]
         out: list[Alt] = []
         for a in alts:
             out = _merge(b, out, a)
@@ -222,8 +222,8 @@ def stored_value(enc: Encoder, v: Value, affinity: Affinity) -> Value:
     r = v.alt(REAL_C)
     if r is None:
         return v
-    integral = b.and_(ops.real_is_int(r.term), b.le(b.real(INT64_MIN), r.term),
-                      b.le(r.term, b.real(INT64_MAX)))
+    whole = b.TRUE if is_integral(r.term) else ops.real_is_int(r.term)
+    integral = b.and_(whole, b.le(b.real(INT64_MIN), r.term), b.le(r.term, b.real(INT64_MAX)))
     alts = [a for a in v.alts if a.cls is not REAL_C]
     alts = _merge(b, alts, Alt(INT_C, b.and_(r.guard, integral), b.real_trunc(r.term)))
     alts = _merge(b, alts, Alt(REAL_C, b.and_(r.guard, b.not_(integral)), r.term))

@@ -94,6 +94,7 @@ class Encoder:
         self.always_approximate = False  # some approximation has no exact range
         self.rounding_points: list[tuple[FNode, FNode]] = []  # (exact, rounded): rounding.py
         self.parse_points: list[tuple[FNode, FNode, FNode]] = []  # rounding.parsed
+        self.unmodelled: set[str] = set()  # what SQLite does that no formula says (notes)
         self.two_phase = False  # set by the pipeline when determinism is not trivially true
         self._rel_cache: dict[tuple, SymRel] = {}
         self._keepalive: list[Env] = []  # envs whose ids key the cache

@@ -90,7 +90,9 @@ def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
         fn = {"+": b.plus, "-": b.minus, "*": b.times}[op]
         if both_int:
             small = op in "+-" and any(_small_constant(t) for t in (p, q))
-            _int_or_overflow(enc, g, fn(p, q), int_cases, real_cases, taken, small)
+            _int_or_overflow(enc, g, fn(p, q), int_cases, real_cases, taken, small,
+                             in_doubles=lambda t, p=p, q=q, fn=fn: rounded(
+                                 enc, fn(promoted(enc, p, t), promoted(enc, q, t)), t))
         else:
             real_cases.append((g, rounded(enc, fn(p, q), taken)))
     if zero_div:
@@ -103,12 +105,12 @@ def _small_constant(t: FNode) -> bool:
 
 
 def _int_or_overflow(enc: Encoder, g: FNode, r: FNode, int_cases: list, real_cases: list,
-                     taken: FNode, near_edge: bool = False) -> None:
-    """An integer result ``r`` under guard ``g``: INTEGER within 64 bits, else REAL
-    (SQLite redoes the operation in doubles: the exact result, rounded). ``near_edge``:
-    ``r`` is a 64-bit integer moved by at most ``EDGE_ROUNDING`` (``x + 1``, ``-x``),
-    so where it overflows it is within half a double's spacing of 2**63 (2048 there)
-    and rounds to +-2**63."""
+                     taken: FNode, near_edge: bool = False, in_doubles=None) -> None:
+    """An integer result ``r`` under guard ``g``: INTEGER within 64 bits, else REAL:
+    SQLite redoes the operation on the operands made doubles (``in_doubles``, given
+    where the result is REAL: two roundings, not one). ``near_edge``: ``r`` is a 64-bit
+    integer moved by at most ``EDGE_ROUNDING`` (``x + 1``, ``-x``), so where it
+    overflows the doubles' result is +-2**63 (half their spacing there is 1024)."""
     b = enc.b
     bounds = int_interval(r)
     if bounds is not None and bounds[0] >= INT64_MIN and bounds[1] <= INT64_MAX:
@@ -119,7 +121,7 @@ def _int_or_overflow(enc: Encoder, g: FNode, r: FNode, int_cases: list, real_cas
     if near_edge:
         edge = b.ite(b.lt(b.int(0), r), b.real(2**63), b.real(-(2**63)))
     else:
-        edge = promoted(enc, r, b.and_(taken, b.not_(fits)))
+        edge = in_doubles(b.and_(taken, b.not_(fits)))
     real_cases.append((b.and_(g, b.not_(fits)), edge))
 
 

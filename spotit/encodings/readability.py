@@ -9,8 +9,6 @@ a verdict.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from pysmt.fnode import FNode
 from pysmt.typing import INT, REAL, STRING
 
@@ -28,6 +26,7 @@ _LIMITS = {
 
 # DATETIME cells: most fraction digits (each a zero) per strength; medium: any fraction
 _FRACTION_DIGITS = {"tiny": 0, "small": 1}
+_REAL_STEPS = {"medium": 16}  # a REAL cell is a multiple of 1/step (default 1/2)
 
 
 def nice_value_constraints(enc: Encoder, strength: str) -> FNode | None:
@@ -52,8 +51,11 @@ def nice_value_constraints(enc: Encoder, strength: str) -> FNode | None:
                 low = 0 if strength == "tiny" else -bound
                 out += [b.le(b.int(low), sym), b.le(sym, b.int(bound))]
             elif t is REAL:
+                # halves, or at "medium" sixteenths (0.25 shows what two decimals do):
+                # small dyadic fractions are doubles exactly, so SQLite stores the value
+                # the solver chose
                 out += [b.le(b.real(-bound), sym), b.le(sym, b.real(bound)),
-                        ops.real_is_int(b.times(sym, b.real(Fraction(2))))]
+                        ops.real_is_int(b.times(sym, b.real(_REAL_STEPS.get(strength, 2))))]
             elif t is STRING:
                 out += [b.le(b.str_len(sym), b.int(length)), ops.str_in_re(sym, printable)]
     return b.and_(out) if out else None

@@ -29,6 +29,7 @@ from pysmt.typing import REAL, FunctionType
 
 from spotit import concrete
 from spotit.encodings.encoder import Encoder
+from spotit.smt import ops
 from spotit.smt.evaluate import Evaluator
 
 UNIT = Fraction(1, 2**53)  # round-to-nearest's relative error
@@ -37,6 +38,8 @@ EXACT_INTEGERS = 2**53  # every integer up to this magnitude is a double
 MONOTONE_POINTS = 16
 FIXED = (0, -(2**53), 2**53, -(2**63), 2**63)
 APPROXIMATION = "rounding of REAL arithmetic to doubles"
+SUM_ORDER = ("the order SQLite adds a REAL sum's rows in is not modelled (it can change "
+             "the sum's last bits)")
 
 
 def rounded(enc: Encoder, exact: FNode, taken: FNode | None = None) -> FNode:
@@ -58,7 +61,7 @@ def rounded(enc: Encoder, exact: FNode, taken: FNode | None = None) -> FNode:
                 _monotone(enc, exact, double)
                 points.append((exact, double))
             return double
-    elif (_integral(exact) and _within(exact, EXACT_INTEGERS)) or _is_double(exact):
+    elif (is_integral(exact) and _within(exact, EXACT_INTEGERS)) or _is_double(exact):
         return exact
     for t, r in points:  # the same exact value: the same application
         if t is exact:
@@ -69,8 +72,10 @@ def rounded(enc: Encoder, exact: FNode, taken: FNode | None = None) -> FNode:
     enc.side.append(b.le(b.minus(r, exact), slack))
     enc.side.append(b.le(b.minus(exact, r), slack))
     small = b.and_(b.le(b.real(-EXACT_INTEGERS), exact), b.le(exact, b.real(EXACT_INTEGERS)))
-    if _integral(exact):
+    if is_integral(exact):
+        # a double next to an integer is an integer (doubles beyond 2**53 all are)
         enc.side.append(b.implies(small, b.eq(r, exact)))
+        enc.side.append(ops.real_is_int(r))
     for c in FIXED:
         enc.side.append(b.implies(b.le(exact, b.real(c)), b.le(r, b.real(c))))
         enc.side.append(b.implies(b.le(b.real(c), exact), b.le(b.real(c), r)))
@@ -103,14 +108,30 @@ def accumulated(enc: Encoder, exact: FNode, size: FNode, n: int, taken: FNode) -
     b = enc.b
     if n <= 1:
         return exact  # 0.0 + x is x
+    if not is_integral(exact):
+        enc.unmodelled.add(SUM_ORDER)
     r = b.m.Function(b.m.Symbol("uf!accumulate", FunctionType(REAL, [REAL])), [exact])
     slack = b.plus(b.times(b.real((n - 1) * UNIT), size), b.real((n - 1) * SUBNORMAL))
     enc.side.append(b.le(b.minus(r, exact), slack))
     enc.side.append(b.le(b.minus(exact, r), slack))
-    if _integral(exact):
+    if is_integral(exact):
         enc.side.append(b.implies(b.le(size, b.real(EXACT_INTEGERS)), b.eq(r, exact)))
     same = b.eq(r, exact)
     enc.approximate(APPROXIMATION, b.implies(taken, same))
+    return r
+
+
+def slid(enc: Encoder, exact: FNode, seen: FNode, taken: FNode) -> FNode:
+    """A sliding window frame's sum: SQLite adds each row entering the frame to a
+    running double and subtracts each leaving one, so its error depends on the rows
+    that went before (``TOTAL(x) OVER (ROWS 1 PRECEDING)`` over 1e16, 1.0, 1.0 gives
+    1.0 on the third row). Free, but exact while every value ever added is an integer
+    and their magnitudes ``seen`` (the partition's) add up to at most 2**53."""
+    b = enc.b
+    r = b.fresh("sliding_sum", REAL)
+    if is_integral(exact):
+        enc.side.append(b.implies(b.le(seen, b.real(EXACT_INTEGERS)), b.eq(r, exact)))
+    enc.approximate(APPROXIMATION, b.implies(taken, b.eq(r, exact)))
     return r
 
 
@@ -139,7 +160,13 @@ def parsed(enc: Encoder, text: FNode, nt, taken: FNode) -> FNode:
 def promoted(enc: Encoder, integer: FNode, taken: FNode | None = None) -> FNode:
     """An INTEGER made a double (an operand of REAL arithmetic, CAST AS REAL): exact
     up to 2**53 in magnitude, rounded beyond."""
-    return rounded(enc, enc.b.to_real(integer), taken)
+    b = enc.b
+    whole = b.to_real(integer)
+    if integer.is_constant() or _within(whole, EXACT_INTEGERS):
+        return rounded(enc, whole, taken)
+    # the common case in the term itself: a solver need not learn it from the axioms
+    small = b.and_(b.le(b.int(-EXACT_INTEGERS), integer), b.le(integer, b.int(EXACT_INTEGERS)))
+    return b.ite(small, whole, rounded(enc, whole, taken))
 
 
 def _round_function(b) -> FNode:
@@ -147,12 +174,18 @@ def _round_function(b) -> FNode:
 
 
 def _is_double(t: FNode) -> bool:
-    """Whether ``t`` is a rounding's result (a double: rounding keeps it)."""
+    """Whether ``t`` is a rounding's result (a double: rounding keeps it), or an
+    integer made a double (``promoted``: itself where small, else its rounding)."""
+    if t.is_ite():  # promoted: ite(small, x, round(x))
+        rounding = t.arg(2)
+        return (rounding.is_function_application()
+                and rounding.function_name().symbol_name() == "uf!round"
+                and rounding.arg(0) is t.arg(1))
     return t.is_function_application() and t.function_name().symbol_name() in (
         "uf!round", "uf!accumulate")
 
 
-def _integral(t: FNode) -> bool:
+def is_integral(t: FNode) -> bool:
     """Whether ``t`` is an integer whatever its symbols' values (an integer made real,
     and sums and products of such)."""
     if t.is_constant():
@@ -160,11 +193,11 @@ def _integral(t: FNode) -> bool:
     if t.node_type() == TOREAL:
         return True
     if t.node_type() in (PLUS, MINUS, TIMES):
-        return all(_integral(a) for a in t.args())
+        return all(is_integral(a) for a in t.args())
     if t.is_ite():
-        return _integral(t.arg(1)) and _integral(t.arg(2))
+        return is_integral(t.arg(1)) and is_integral(t.arg(2))
     if t.is_function_application() and t.function_name().symbol_name() == "uf!round":
-        return _integral(t.arg(0))  # a double next to an integer is an integer
+        return is_integral(t.arg(0))  # a double next to an integer is an integer
     return False
 
 
@@ -179,15 +212,23 @@ def _within(t: FNode, bound: int) -> bool:
     return interval is not None and -bound <= interval[0] and interval[1] <= bound
 
 
-class _Ieee(Evaluator):
-    """Evaluation with ``round`` as IEEE's round-to-nearest-even (Python's floats)."""
+class Doubles(Evaluator):
+    """Evaluation with ``round`` as IEEE's round-to-nearest-even (Python's floats) and
+    ``num_real`` as SQLite's own reading of a text: one interpretation of the
+    uninterpreted functions, the one SQLite has."""
 
     def walk_function(self, formula: FNode, args, **kwargs) -> FNode:
-        if formula.function_name().symbol_name() == "uf!round" and args[0].is_constant():
-            try:
-                return self.manager.Real(Fraction(float(Fraction(args[0].constant_value()))))
-            except OverflowError:
-                pass
+        name = formula.function_name().symbol_name()
+        if args and args[0].is_constant():
+            value = args[0].constant_value()
+            if name == "uf!round":
+                try:
+                    return self.manager.Real(Fraction(float(Fraction(value))))
+                except OverflowError:
+                    pass
+            elif name == "uf!num_real":
+                double = concrete.evaluate("CAST(? AS REAL)", (value,))
+                return self.manager.Real(Fraction(double))
         return super().walk_function(formula, args, **kwargs)
 
 
@@ -217,14 +258,13 @@ def lemmas(enc: Encoder, model: dict) -> list[FNode]:
             values[sym] = b.real(Fraction(value))
         elif ty.is_string_type():
             values[sym] = b.str(str(value))
-    ev = _Ieee(b.env, values)
+    ev = Doubles(b.env, values)
     out = []
     for text, r, near in enc.parse_points:
         out.append(near)
         v = ev.simplify(text)
         if v.is_constant():
-            double = concrete.evaluate("CAST(? AS REAL)", (v.constant_value(),))
-            out.append(b.implies(b.eq(text, v), b.eq(r, b.real(Fraction(double)))))
+            out.append(b.implies(b.eq(text, v), b.eq(r, ev.simplify(r))))
     for exact, r in enc.rounding_points:
         v = ev.simplify(exact)
         if not v.is_constant():

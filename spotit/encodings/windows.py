@@ -52,7 +52,7 @@ from spotit.encodings.aggregates import (
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import WINDOW_FUNCTIONS, encodes, window_function
 from spotit.encodings.relational import Concat, push, same_row
-from spotit.encodings.rounding import rounded
+from spotit.encodings.rounding import promoted, rounded
 from spotit.encodings.values import Alt, Value, choose, int_value, null_value, real_value
 from spotit.errors import BindError, Unsupported
 from spotit.ir import relational as R
@@ -184,7 +184,8 @@ class Windowed:
             return b.not_(self.before[j][i] if start else self.before[i][j])
         key = self.order[0]
         toward_end = (bound.kind == "FOLLOWING") != key.descending
-        edge = _shifted(b, self.okeys[i][0], bound.offset if toward_end else -bound.offset)
+        edge = _shifted(self.enc, self.okeys[i][0],
+                        bound.offset if toward_end else -bound.offset)
         x, y = (self.okeys[j][0], edge) if start else (edge, self.okeys[j][0])
         return b.not_(C.sort_before(b, x, y, key.descending, key.nulls_first))
 
@@ -224,17 +225,22 @@ class Windowed:
         return out
 
 
-def _shifted(b, v: Value, delta: int | float) -> Value:
+def _shifted(enc: Encoder, v: Value, delta: int | float) -> Value:
     """The value a RANGE offset bound compares with: a number moved by ``delta`` (an
-    INTEGER stays one for an integer delta), any other value (NULL, text) unchanged --
-    SQLite does no arithmetic on it, so the bound is the current row's peers."""
+    INTEGER stays one for a small integer delta: past 64 bits it would be a double
+    within 1024 of 2**63, which no integer lies between), any other value (NULL,
+    text) unchanged -- SQLite does no arithmetic on it, so the bound is the current
+    row's peers. Otherwise the sum is taken in doubles, as SQLite's OP_Add does."""
+    b = enc.b
     alts = []
     for a in v.alts:
-        if a.cls is StorageClass.INTEGER and isinstance(delta, int):
+        if a.cls is StorageClass.INTEGER and isinstance(delta, int) and abs(delta) <= 1024:
             alts.append(replace(a, term=b.plus(a.term, b.int(delta))))
         elif a.cls in (StorageClass.INTEGER, StorageClass.REAL):
+            taken = b.and_(b.not_(v.null), a.guard)
+            x = promoted(enc, a.term, taken) if a.cls is StorageClass.INTEGER else a.term
             alts.append(Alt(StorageClass.REAL, a.guard,
-                            b.plus(b.to_real(a.term), b.real(Fraction(delta)))))
+                            rounded(enc, b.plus(x, b.real(Fraction(delta))), taken)))
         else:
             alts.append(a)
     return Value(v.null, tuple(alts))
@@ -395,7 +401,10 @@ def _lag_lead(enc: Encoder, w: Windowed, call: R.WindowCall, sign: int) -> list[
                     if a.cls is StorageClass.INTEGER:
                         hits.append(b.and_(a.guard, b.eq(gap, a.term)))
                     elif a.cls is StorageClass.REAL:
-                        hits.append(b.and_(a.guard, b.eq(b.to_real(gap), a.term)))
+                        # the position rn[i] -/+ offset, computed in doubles
+                        at = rounded(enc, b.plus(b.to_real(rn[i]),
+                                                 b.times(b.real(sign), a.term)))
+                        hits.append(b.and_(a.guard, b.eq(b.to_real(rn[j]), at)))
                 row.append(b.and_(b.not_(off.null), b.or_(hits)))
             steps.append(row)
     out = []
@@ -521,7 +530,11 @@ def _aggregate(func: str):
                 out.append(_extreme(enc, frames[i], vals, func == "MAX", coll)[0])
             else:
                 assert vals is not None
-                v = _sum_like(enc, R.AggCall(func, call.args[0]), frames[i], vals, coll)
+                # a sliding frame's sum adds rows and takes leaving ones off again: its
+                # rounding depends on the partition's history
+                history = w.members[i] if _sliding(call.frame) else None
+                v = _sum_like(enc, R.AggCall(func, call.args[0]), frames[i], vals, coll,
+                              history)
                 if func == "SUM" and _sliding(call.frame):
                     v = _sum_history(enc, w, i, vals, v)
                 out.append(v)

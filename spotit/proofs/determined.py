@@ -30,6 +30,7 @@ from pysmt.fnode import FNode
 
 from spotit.encodings.builder import Builder
 from spotit.encodings.encoder import Definition
+from spotit.encodings.rounding import Doubles
 from spotit.encodings.values import Value
 from spotit.ir.types import StorageClass
 from spotit.proofs.leftovers import satisfiable
@@ -74,6 +75,11 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     if known is None and witnesses and with_witnesses(b, values, assertions, witnesses):
         ev, witnessed = Evaluator(b.m.env, values), True
         known = _value(ev, out)
+    doubles = False
+    if known is None:
+        # roundings computed as SQLite's doubles are (every assertion must then hold)
+        ev, witnessed, doubles = Doubles(b.m.env, values), True, True
+        known = _value(ev, out)
     if known is None:
         return None
     cls, value = known
@@ -82,6 +88,10 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     complete = Evaluator(b.m.env, {**(completion or {}), **values}) if completion else None
     if rest and _has_model(rest, complete, solver, timeout) is not True:
         return None
+    if doubles:
+        # the doubles are one model; whether the rounding can also be the identity here
+        # (the exact range) is the solver path's question, on the sampled cases
+        return Determined(cls, value, True, witnessed)
     exact = ev.simplify(b.and_(exactness))
     if exact.is_bool_constant():
         in_range = exact.is_true()

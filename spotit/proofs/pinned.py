@@ -324,7 +324,8 @@ def _matches(v: object, known: Determined) -> bool:
         return known.cls is StorageClass.INTEGER and known.value == v
     if isinstance(v, float):
         f = Fraction(v)
-        tol = abs(f) * REL_TOLERANCE + Fraction(1, 10**12)
+        # a witnessed value is the doubles' own (admissibility): no tolerance
+        tol = 0 if known.witnessed else abs(f) * REL_TOLERANCE + Fraction(1, 10**12)
         return known.cls is StorageClass.REAL and f - tol <= known.value <= f + tol
     return known.cls is StorageClass.TEXT and known.value == str(v)
 
