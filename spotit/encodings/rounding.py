@@ -6,7 +6,8 @@ round alike (``x * 100.0 / y`` and ``CAST(x AS REAL) * 100 / y`` are one term),
 constrained by what every round-to-nearest function satisfies:
 
 - it is within half an ulp: ``|round(t) - t| <= 2**-53 * |t| + 2**-1075``;
-- it is the identity on an integer of at most 2**53 in magnitude (a double);
+- it is the identity on an integer of at most 2**53 in magnitude (a double), and
+  an integer on any integer (every double beyond 2**53 is one);
 - it is monotone (``t <= t'`` implies ``round(t) <= round(t')``), stated for the
   pairs of the first ``MONOTONE_POINTS`` applications of a formula, and against
   the doubles ``FIXED`` (0, the bounds of exact integers and of 64-bit integers).
