@@ -18,11 +18,13 @@ from pysmt.shortcuts import (
     StrCharAt,
     StrIndexOf,
     String,
+    StrPrefixOf,
     StrSubstr,
+    StrSuffixOf,
     StrToInt,
     Symbol,
 )
-from pysmt.typing import INT
+from pysmt.typing import INT, STRING
 
 from spotit.encodings import registry
 from spotit.encodings.values import Value
@@ -307,3 +309,12 @@ def test_a_rounding_is_computed_as_doubles_on_the_fast_path():
     assert out.sqlite_value == 1.0 / 3
     slow = check_pinned(case, solver_free=False)
     assert (slow.kind, slow.path) == ("ok", "solver")  # SQLite's double is admissible
+
+
+def test_a_partly_known_prefix_test_stays_a_term():
+    """pysmt's simplifier rebuilds str.prefixof/str.suffixof with a method name the
+    formula manager lacks (found by a fuzz run as a crash): ours rebuilds them."""
+    x = Symbol("x", STRING)
+    prefix, suffix = StrPrefixOf(String("a"), x), StrSuffixOf(x, String("ab"))
+    assert evaluate(get_env(), {}, [prefix, suffix]) == [prefix, suffix]
+    assert _value(StrPrefixOf(String("a"), String("ab"))) is True

@@ -115,6 +115,8 @@ def accumulated(enc: Encoder, exact: FNode, size: FNode, n: int, taken: FNode) -
     slack = b.plus(b.times(b.real((n - 1) * UNIT), size), b.real((n - 1) * SUBNORMAL))
     enc.side.append(b.le(b.minus(r, exact), slack))
     enc.side.append(b.le(b.minus(exact, r), slack))
+    # zeros add up to exactly 0.0 (TOTAL of nothing); integers exactly up to 2**53
+    enc.side.append(b.implies(b.eq(size, b.real(0)), b.eq(r, exact)))
     if is_integral(exact):
         enc.side.append(b.implies(b.le(size, b.real(EXACT_INTEGERS)), b.eq(r, exact)))
     same = b.eq(r, exact)
@@ -130,6 +132,7 @@ def slid(enc: Encoder, exact: FNode, seen: FNode, taken: FNode) -> FNode:
     and their magnitudes ``seen`` (the partition's) add up to at most 2**53."""
     b = enc.b
     r = b.fresh("sliding_sum", REAL)
+    enc.side.append(b.implies(b.eq(seen, b.real(0)), b.eq(r, exact)))
     if is_integral(exact):
         enc.side.append(b.implies(b.le(seen, b.real(EXACT_INTEGERS)), b.eq(r, exact)))
     enc.approximate(APPROXIMATION, b.implies(taken, b.eq(r, exact)))

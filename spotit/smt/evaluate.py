@@ -67,6 +67,18 @@ class Evaluator(Simplifier):
             return self.manager.Int(int(text) if digits else -1)
         return self.manager.StrToInt(s)
 
+    def walk_str_prefixof(self, formula: FNode, args, **kwargs) -> FNode:
+        s, t = args  # pysmt's own rebuilds a partly known one with a misspelt method
+        if s.is_string_constant() and t.is_string_constant():
+            return self.manager.Bool(t.constant_value().startswith(s.constant_value()))
+        return self.manager.StrPrefixOf(s, t)
+
+    def walk_str_suffixof(self, formula: FNode, args, **kwargs) -> FNode:
+        s, t = args
+        if s.is_string_constant() and t.is_string_constant():
+            return self.manager.Bool(t.constant_value().endswith(s.constant_value()))
+        return self.manager.StrSuffixOf(s, t)
+
     def walk_div(self, formula: FNode, args, **kwargs) -> FNode:
         a, b = args
         if a.is_constant() and b.is_constant() and not b.is_zero():
