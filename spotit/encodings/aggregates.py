@@ -25,7 +25,7 @@ from spotit.encodings import conversions as C
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import encodes
 from spotit.encodings.relational import push, same_row
-from spotit.encodings.rounding import accumulated, promoted, rounded, slid
+from spotit.encodings.rounding import accumulated, magnitude, promoted, rounded, slid
 from spotit.encodings.values import (
     Alt,
     Value,
@@ -208,7 +208,7 @@ def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Va
             g = b.and_(counted[j], a.guard)
             x = a.term if a.cls is not INT_C else promoted(enc, a.term, g)
             real_terms.append(b.ite(g, x, b.real(0)))
-            magnitudes.append((j, a.guard, b.ite(b.lt(x, b.real(0)), b.neg(x), x)))
+            magnitudes.append((j, a.guard, magnitude(b, x)))
             if a.cls is INT_C:
                 int_terms.append(b.ite(g, a.term, b.int(0)))
     any_real = [b.and_(counted[j], b.not_(_sums_as_integer(enc, vals[j]))) for j in range(n)]

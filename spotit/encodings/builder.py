@@ -48,6 +48,20 @@ class Builder:
     def real(self, r: float | int | Fraction) -> FNode:
         return self.m.Real(Fraction(r))
 
+    def model_constant(self, sym: FNode, v: object) -> FNode | None:
+        """The constant a solver's model gives ``sym``, or None for a value of another
+        sort or an irrational approximation (not usable as an exact value)."""
+        t = sym.get_type()
+        if t.is_bool_type() and isinstance(v, bool):
+            return self.TRUE if v else self.FALSE
+        if t.is_int_type() and isinstance(v, int) and not isinstance(v, bool):
+            return self.int(v)
+        if t.is_real_type() and isinstance(v, int | Fraction) and not isinstance(v, bool):
+            return self.real(Fraction(v))
+        if t.is_string_type() and isinstance(v, str):
+            return self.str(v)
+        return None
+
     def str(self, s: str) -> FNode:
         return self.m.String(s)
 

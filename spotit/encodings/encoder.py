@@ -92,7 +92,7 @@ class Encoder:
         self.determinism: list[FNode] = []  # conditions under which no choice matters
         self.exactness: list[FNode] = []  # conditions under which no approximation bites
         self.always_approximate = False  # some approximation has no exact range
-        self.rounding_points: list[tuple[FNode, FNode]] = []  # (exact, rounded): rounding.py
+        self.rounding_points: dict[FNode, FNode] = {}  # exact -> rounded: rounding.py
         self.parse_points: list[tuple[FNode, FNode, FNode]] = []  # rounding.parsed
         self.unmodelled: set[str] = set()  # what SQLite does that no formula says (notes)
         self.two_phase = False  # set by the pipeline when determinism is not trivially true

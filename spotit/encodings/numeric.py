@@ -21,7 +21,7 @@ from spotit.encodings import numtext
 from spotit.encodings.builder import Builder, int_interval
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
-from spotit.encodings.rounding import promoted, rounded
+from spotit.encodings.rounding import EDGE_ROUNDING, promoted, rounded
 from spotit.encodings.values import Alt, Value, int_value, normalize, null_value, real_value
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
@@ -29,7 +29,6 @@ from spotit.ir.types import INT64_MAX, INT64_MIN, Affinity, StorageClass
 from spotit.mutants import planted
 
 INT_C, REAL_C = StorageClass.INTEGER, StorageClass.REAL
-EDGE_ROUNDING = 1024  # half the spacing of doubles just beyond 64-bit integers
 
 
 def _numeric_pairs(b: Builder, x: Value, y: Value):

@@ -29,6 +29,7 @@ from pysmt.operators import MINUS, PLUS, TIMES, TOREAL
 from pysmt.typing import REAL, FunctionType
 
 from spotit import concrete
+from spotit.encodings.builder import Builder, int_interval
 from spotit.encodings.encoder import Encoder
 from spotit.smt import ops
 from spotit.smt.evaluate import Evaluator
@@ -36,6 +37,7 @@ from spotit.smt.evaluate import Evaluator
 UNIT = Fraction(1, 2**53)  # round-to-nearest's relative error
 SUBNORMAL = Fraction(1, 2**1075)  # its absolute error below the normal range
 EXACT_INTEGERS = 2**53  # every integer up to this magnitude is a double
+EDGE_ROUNDING = 1024  # half the spacing of doubles just beyond 64-bit integers
 MONOTONE_POINTS = 16
 FIXED = (0, -(2**53), 2**53, -(2**63), 2**63)
 APPROXIMATION = "rounding of REAL arithmetic to doubles"
@@ -49,6 +51,8 @@ def rounded(enc: Encoder, exact: FNode, taken: FNode | None = None) -> FNode:
     inexact."""
     b = enc.b
     points = enc.rounding_points
+    if exact in points:  # the same exact value: the same application
+        return points[exact]
     if exact.is_constant():
         value = Fraction(exact.constant_value())
         try:
@@ -56,19 +60,16 @@ def rounded(enc: Encoder, exact: FNode, taken: FNode | None = None) -> FNode:
         except OverflowError:
             double = None
         if double is not None:
-            if value.denominator != 1 and all(t is not exact for t, _ in points):
+            if value.denominator != 1:
                 # a symbolic value equal to it rounds alike, and ones beside it in order
                 enc.side.append(b.eq(b.m.Function(_round_function(b), [exact]), double))
                 _monotone(enc, exact, double)
-                points.append((exact, double))
+                points[exact] = double
             return double
     elif (is_integral(exact) and _within(exact, EXACT_INTEGERS)) or _is_double(exact):
         return exact
-    for t, r in points:  # the same exact value: the same application
-        if t is exact:
-            return r
     r = b.m.Function(_round_function(b), [exact])
-    size = b.ite(b.le(b.real(0), exact), exact, b.neg(exact))
+    size = magnitude(b, exact)
     slack = b.plus(b.times(b.real(UNIT), size), b.real(SUBNORMAL))
     enc.side.append(b.le(b.minus(r, exact), slack))
     enc.side.append(b.le(b.minus(exact, r), slack))
@@ -81,7 +82,7 @@ def rounded(enc: Encoder, exact: FNode, taken: FNode | None = None) -> FNode:
         enc.side.append(b.implies(b.le(exact, b.real(c)), b.le(r, b.real(c))))
         enc.side.append(b.implies(b.le(b.real(c), exact), b.le(b.real(c), r)))
     _monotone(enc, exact, r)
-    points.append((exact, r))
+    points[exact] = r
     same = b.eq(r, exact)
     enc.approximate(APPROXIMATION, same if taken is None else b.implies(taken, same))
     return r
@@ -92,7 +93,7 @@ def _monotone(enc: Encoder, exact: FNode, r: FNode) -> None:
     b = enc.b
     points = enc.rounding_points
     if len(points) < MONOTONE_POINTS:
-        for t, other in points:
+        for t, other in points.items():
             if t.is_constant() and exact.is_constant():
                 continue
             enc.side.append(b.implies(b.le(exact, t), b.le(r, other)))
@@ -151,7 +152,7 @@ def parsed(enc: Encoder, text: FNode, nt, taken: FNode) -> FNode:
     r = b.m.Function(b.m.Symbol("uf!num_real", FunctionType(REAL, [text.get_type()])), [text])
     exact = nt.real_value
     known = nt.real_exact
-    size = b.ite(b.le(b.real(0), exact), exact, b.neg(exact))
+    size = magnitude(b, exact)
     small = b.and_(known, nt.fraction_is_zero, b.le(size, b.real(EXACT_INTEGERS)))
     enc.side.append(b.implies(small, b.eq(r, exact)))
     slack = b.plus(b.times(b.real(2 * UNIT), size), b.real(SUBNORMAL))
@@ -171,6 +172,11 @@ def promoted(enc: Encoder, integer: FNode, taken: FNode | None = None) -> FNode:
     # the common case in the term itself: a solver need not learn it from the axioms
     small = b.and_(b.le(b.int(-EXACT_INTEGERS), integer), b.le(integer, b.int(EXACT_INTEGERS)))
     return b.ite(small, whole, rounded(enc, whole, taken))
+
+
+def magnitude(b: Builder, t: FNode) -> FNode:
+    """``|t|`` for a REAL term."""
+    return b.ite(b.le(b.real(0), t), t, b.neg(t))
 
 
 def _round_function(b) -> FNode:
@@ -207,8 +213,6 @@ def is_integral(t: FNode) -> bool:
 
 def _within(t: FNode, bound: int) -> bool:
     """Whether ``|t| <= bound`` follows from the integer intervals of its parts."""
-    from spotit.encodings.builder import int_interval
-
     inner = t.arg(0) if t.node_type() == TOREAL else None
     if inner is None:
         return False
@@ -253,29 +257,13 @@ def lemmas(enc: Encoder, model: dict) -> list[FNode]:
             sym = b.m.get_symbol(name)
         except Exception:  # a name the solver made up (an auxiliary)
             continue
-        ty = sym.get_type()
-        if ty.is_bool_type():
-            values[sym] = b.bool(bool(value))
-        elif ty.is_int_type():
-            values[sym] = b.int(int(value))
-        elif ty.is_real_type():
-            values[sym] = b.real(Fraction(value))
-        elif ty.is_string_type():
-            values[sym] = b.str(str(value))
+        if (const := b.model_constant(sym, value)) is not None:
+            values[sym] = const
     ev = Doubles(b.env, values)
-    out = []
-    for text, r, near in enc.parse_points:
-        out.append(near)
-        v = ev.simplify(text)
-        if v.is_constant():
-            out.append(b.implies(b.eq(text, v), b.eq(r, ev.simplify(r))))
-    for exact, r in enc.rounding_points:
-        v = ev.simplify(exact)
-        if not v.is_constant():
-            continue
-        try:
-            double = Fraction(float(Fraction(v.constant_value())))
-        except OverflowError:
-            continue
-        out.append(b.implies(b.eq(exact, v), b.eq(r, b.real(double))))
+    out = [near for _, _, near in enc.parse_points]
+    roundings = [*((text, r) for text, r, _ in enc.parse_points), *enc.rounding_points.items()]
+    for arg, r in roundings:
+        v, double = ev.simplify(arg), ev.simplify(r)
+        if not arg.is_constant() and v.is_constant() and double.is_constant():
+            out.append(b.implies(b.eq(arg, v), b.eq(r, double)))
     return out

@@ -52,7 +52,7 @@ from spotit.encodings.aggregates import (
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import WINDOW_FUNCTIONS, encodes, window_function
 from spotit.encodings.relational import Concat, push, same_row
-from spotit.encodings.rounding import promoted, rounded
+from spotit.encodings.rounding import EDGE_ROUNDING, promoted, rounded
 from spotit.encodings.values import Alt, Value, choose, int_value, null_value, real_value
 from spotit.errors import BindError, Unsupported
 from spotit.ir import relational as R
@@ -228,13 +228,14 @@ class Windowed:
 def _shifted(enc: Encoder, v: Value, delta: int | float) -> Value:
     """The value a RANGE offset bound compares with: a number moved by ``delta`` (an
     INTEGER stays one for a small integer delta: past 64 bits it would be a double
-    within 1024 of 2**63, which no integer lies between), any other value (NULL,
+    within EDGE_ROUNDING of 2**63, which no integer lies between), any other value (NULL,
     text) unchanged -- SQLite does no arithmetic on it, so the bound is the current
     row's peers. Otherwise the sum is taken in doubles, as SQLite's OP_Add does."""
     b = enc.b
     alts = []
     for a in v.alts:
-        if a.cls is StorageClass.INTEGER and isinstance(delta, int) and abs(delta) <= 1024:
+        if (a.cls is StorageClass.INTEGER and isinstance(delta, int)
+                and abs(delta) <= EDGE_ROUNDING):
             alts.append(replace(a, term=b.plus(a.term, b.int(delta))))
         elif a.cls in (StorageClass.INTEGER, StorageClass.REAL):
             taken = b.and_(b.not_(v.null), a.guard)

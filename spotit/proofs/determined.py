@@ -155,23 +155,10 @@ def completion(b: Builder, assertions: Sequence[FNode], solver: str, timeout: fl
     out = {}
     for name, v in res.model.items():
         s = symbols.get(name)
-        const = _constant(b, s, v) if s is not None else None
+        const = b.model_constant(s, v) if s is not None else None
         if const is not None:
             out[s] = const
     return out
-
-
-def _constant(b: Builder, s: FNode, v: object) -> FNode | None:
-    t = s.get_type()
-    if t.is_bool_type() and isinstance(v, bool):
-        return b.TRUE if v else b.FALSE
-    if t.is_int_type() and isinstance(v, int) and not isinstance(v, bool):
-        return b.int(v)
-    if t.is_real_type() and isinstance(v, int | Fraction) and not isinstance(v, bool):
-        return b.real(Fraction(v))
-    if t.is_string_type() and isinstance(v, str):
-        return b.str(v)
-    return None  # an irrational approximation, a value of another sort: not used
 
 
 def forced(b: Builder, assertions: Sequence[FNode], seed: dict[FNode, FNode] | None = None
