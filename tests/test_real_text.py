@@ -32,3 +32,28 @@ def test_the_pair_is_not_called_equivalent():
     res = check(schema_from_ddl(DDL), GOLD, PRED, bound=1, solver="z3", probe_trials=0,
                 timeout=60)
     assert res.verdict.value == "not_equivalent", (res.verdict, res.reason)
+
+
+DIGITLESS_DDL = "CREATE TABLE t (s TEXT);"
+DIGITLESS_GOLD = "SELECT CAST(s + 0 AS TEXT) FROM t"
+DIGITLESS_PRED = ("SELECT CASE WHEN s GLOB '.*' THEN CAST(CAST(s + 0 AS REAL) AS TEXT) "
+                  "ELSE CAST(s + 0 AS TEXT) END FROM t")
+
+
+def test_text_with_a_point_and_no_digit_is_integer_zero_in_sqlite():
+    """'.', '-.' and '.e5' have no digit: their numeric reading is INTEGER 0, not 0.0
+    (a text starting with '.' used to be classed REAL whatever followed)."""
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(DIGITLESS_DDL + "INSERT INTO t VALUES ('.');")
+    assert conn.execute(DIGITLESS_GOLD).fetchall() == [("0",)]
+    assert conn.execute(DIGITLESS_PRED).fetchall() == [("0.0",)]
+    assert conn.execute("SELECT typeof('-.x' + 0), typeof('.5' + 0)").fetchone() == (
+        "integer", "real")
+
+
+@requires_solver("z3")
+def test_a_digitless_point_text_is_a_counterexample():
+    schema = schema_from_ddl(DIGITLESS_DDL)
+    res = check(schema, DIGITLESS_GOLD, DIGITLESS_PRED, bound=2, solver="z3",
+                probe_trials=0, timeout=60)
+    assert res.verdict.value == "not_equivalent", res

@@ -292,7 +292,7 @@ def int_text(b: Builder, i: FNode) -> FNode:
 
 def to_numeric(enc: Encoder, v: Value) -> Value:
     """The value in a numeric context: text becomes its longest numeric prefix
-    (INTEGER without '.' or exponent, else REAL; no prefix: INTEGER 0)."""
+    (INTEGER without '.' or exponent, else REAL; no digit in it: INTEGER 0)."""
     b = enc.b
     v = shaped_to_int(b, v, dates=True)
     a = v.alt(TEXT_C)
@@ -302,7 +302,9 @@ def to_numeric(enc: Encoder, v: Value) -> Value:
         return constant(b, concrete.evaluate("? + 0", (v.constant(),)))
     s = a.term
     nt = numtext.decompose(enc, s)
-    is_int = b.and_(b.not_(nt.has_point), b.not_(nt.has_exponent), nt.int_exact)
+    # no digit at all ('-.', '.e5', 'abc') reads as INTEGER 0, point or not
+    is_int = b.or_(b.not_(nt.has_digits),
+                   b.and_(b.not_(nt.has_point), b.not_(nt.has_exponent), nt.int_exact))
     real_exact = nt.real_exact
     if not b.and_(nt.int_exact, real_exact).is_true():
         enc.approximate("numeric prefix of long or exponent-form text",
