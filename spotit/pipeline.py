@@ -66,6 +66,7 @@ MINIMALITY_SHARE = 0.1
 MIN_MINIMALITY_SECONDS = 2.0
 PREFERRED = "preferred!"
 EXACT = "exact!"
+UNREFINED = "unrefined!"
 
 
 DATA_LEVELS = ("declared", "sqlite")
@@ -495,6 +496,13 @@ class Checker:
         enc.middle_phase = not exact.is_true() and not det.is_true()
         if enc.middle_phase:
             assertions.append(b.implies(b.sym(EXACT, BOOL), exact))
+        # UNREFINED => the approximations no lemma refines are in their exact range
+        # (rounding is free): searched before the rest, where a solver otherwise picks
+        # what an uninterpreted function allows ('1e5' read as anything) over and over
+        unrefined = b.and_(enc.unrefined)
+        enc.unrefined_phase = not unrefined.is_true() and unrefined is not exact
+        if enc.unrefined_phase:
+            assertions.append(b.implies(b.sym(UNREFINED, BOOL), unrefined))
         if enc.two_phase:
             # PREFERRED => no tie, bare column or first-row choice can matter, and every
             # over-approximated operation is in the range where it is exact
@@ -569,10 +577,13 @@ class Checker:
                 phases.append([(PREFERRED, True)])
             if enc.middle_phase:
                 phases.append([(PREFERRED, False), (EXACT, True)])
+            outside = ([(PREFERRED, False)] if enc.two_phase else []) + (
+                [(EXACT, False)] if enc.middle_phase else [])
+            if enc.unrefined_phase:
+                phases.append([*outside, (UNREFINED, True)])
             # where the preferred part has no model, the rest is the negation; saying
             # so keeps z3 fast (a plain check after one with assumptions can stall)
-            phases.append(([(PREFERRED, False)] if enc.two_phase else [])
-                          + ([(EXACT, False)] if enc.middle_phase else []))
+            phases.append([*outside, *([(UNREFINED, False)] if enc.unrefined_phase else [])])
             spent, res = 0.0, None
             for i, region in enumerate(phases):
                 self.region = region

@@ -129,8 +129,9 @@ def test_solver_and_evaluated_paths_agree():
         if slow.kind == "error" or "exactness not checked" in slow.detail:
             continue  # the solver did not answer in time: no verdict to compare
         compared += 1
-        if fast.detail == WITNESSED:
-            # witnesses show SQLite's value admissible; the solver path may say more
+        if fast.detail == WITNESSED or "exactness not checked" in fast.detail:
+            # witnesses show SQLite's value admissible (or the fast path left the exact
+            # range unasked, on a sampled-out case); the solver path may say more
             # (exact) but never that the value is not admissible
             assert (fast.kind, slow.kind) == ("ok", "ok"), (expr, row, data)
             continue
@@ -172,13 +173,13 @@ def test_a_decomposition_is_solved_in_python_and_checked():
     values are computed in Python (Definition.solve), substituted, and the defining
     constraint must then hold: SQLite's 'ab' is admissible without the solver. Such a
     case says so (it does not claim exactness), and a fixed share of them (chosen by
-    the expression's text: LTRIM(s, 'x') is one) also goes to the solver."""
+    the expression's text: LTRIM(s, 'wx') is one) also goes to the solver."""
     case = PinnedCase((("s", "TEXT"),), ("xxabxx",), "TRIM(s, 'x')")
     out = check_pinned(case)
     assert (out.kind, out.path, out.detail, out.sqlite_value) == ("ok", EVALUATED, WITNESSED,
                                                                    "ab")
-    assert not _rechecked("TRIM(s, 'x')", case.row) and _rechecked("LTRIM(s, 'x')", case.row)
-    again = check_pinned(dataclasses.replace(case, expr="LTRIM(s, 'x')"))
+    assert not _rechecked("TRIM(s, 'x')", case.row) and _rechecked("LTRIM(s, 'wx')", case.row)
+    again = check_pinned(dataclasses.replace(case, expr="LTRIM(s, 'wx')"))
     assert (again.kind, again.path, again.detail, again.sqlite_value) == ("ok", "solver",
                                                                           "exact", "abxx")
 

@@ -91,6 +91,10 @@ class Encoder:
         self.choices: list[str] = []
         self.determinism: list[FNode] = []  # conditions under which no choice matters
         self.exactness: list[FNode] = []  # conditions under which no approximation bites
+        # those of approximations no lemma refines (rounding's are: a candidate SQLite
+        # does not confirm teaches the solver the doubles there; an uninterpreted
+        # function of text has no such lesson that carries over to other texts)
+        self.unrefined: list[FNode] = []
         self.always_approximate = False  # some approximation has no exact range
         self.rounding_points: dict[FNode, FNode] = {}  # exact -> rounded: rounding.py
         self.parse_points: list[tuple[FNode, FNode, FNode]] = []  # rounding.parsed
@@ -182,12 +186,16 @@ class Encoder:
             pending = rest
         return out
 
-    def approximate(self, what: str, exact_when: FNode | None = None) -> None:
+    def approximate(self, what: str, exact_when: FNode | None = None,
+                    refined: bool = False) -> None:
         """Note an over-approximating encoding; ``exact_when`` is a condition under
-        which it is exact (the pipeline searches there first)."""
+        which it is exact (the pipeline searches there first). ``refined``: lemmas
+        learned from unconfirmed candidates narrow it (spotit.encodings.rounding)."""
         self.approximations.add(what)
         if exact_when is not None:
             self.exactness.append(exact_when)
+            if not refined:
+                self.unrefined.append(exact_when)
         else:
             self.always_approximate = True
 

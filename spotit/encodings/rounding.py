@@ -84,7 +84,8 @@ def rounded(enc: Encoder, exact: FNode, taken: FNode | None = None) -> FNode:
     _monotone(enc, exact, r)
     points[exact] = r
     same = b.eq(r, exact)
-    enc.approximate(APPROXIMATION, same if taken is None else b.implies(taken, same))
+    enc.approximate(APPROXIMATION, same if taken is None else b.implies(taken, same),
+                    refined=True)
     return r
 
 
@@ -121,7 +122,7 @@ def accumulated(enc: Encoder, exact: FNode, size: FNode, n: int, taken: FNode) -
     if is_integral(exact):
         enc.side.append(b.implies(b.le(size, b.real(EXACT_INTEGERS)), b.eq(r, exact)))
     same = b.eq(r, exact)
-    enc.approximate(APPROXIMATION, b.implies(taken, same))
+    enc.approximate(APPROXIMATION, b.implies(taken, same), refined=True)
     return r
 
 
@@ -136,7 +137,7 @@ def slid(enc: Encoder, exact: FNode, seen: FNode, taken: FNode) -> FNode:
     enc.side.append(b.implies(b.eq(seen, b.real(0)), b.eq(r, exact)))
     if is_integral(exact):
         enc.side.append(b.implies(b.le(seen, b.real(EXACT_INTEGERS)), b.eq(r, exact)))
-    enc.approximate(APPROXIMATION, b.implies(taken, b.eq(r, exact)))
+    enc.approximate(APPROXIMATION, b.implies(taken, b.eq(r, exact)), refined=True)
     return r
 
 
@@ -158,7 +159,8 @@ def parsed(enc: Encoder, text: FNode, nt, taken: FNode) -> FNode:
     slack = b.plus(b.times(b.real(2 * UNIT), size), b.real(SUBNORMAL))
     enc.parse_points.append((text, r, b.implies(known, b.and_(
         b.le(b.minus(r, exact), slack), b.le(b.minus(exact, r), slack)))))
-    enc.approximate(APPROXIMATION, b.implies(b.and_(taken, known), b.eq(r, exact)))
+    enc.approximate(APPROXIMATION, b.implies(b.and_(taken, known), b.eq(r, exact)),
+                    refined=True)
     return r
 
 
@@ -221,9 +223,10 @@ def _within(t: FNode, bound: int) -> bool:
 
 
 class Doubles(Evaluator):
-    """Evaluation with ``round`` as IEEE's round-to-nearest-even (Python's floats) and
-    ``num_real`` as SQLite's own reading of a text: one interpretation of the
-    uninterpreted functions, the one SQLite has."""
+    """Evaluation with ``round`` as IEEE's round-to-nearest-even (Python's floats),
+    ``num_real`` as SQLite's own reading of a text and ``real_text`` as SQLite's text
+    of the nearest double: one interpretation of the uninterpreted functions, the one
+    SQLite has."""
 
     def walk_function(self, formula: FNode, args, **kwargs) -> FNode:
         name = formula.function_name().symbol_name()
@@ -237,6 +240,13 @@ class Doubles(Evaluator):
             elif name == "uf!num_real":
                 double = concrete.evaluate("CAST(? AS REAL)", (value,))
                 return self.manager.Real(Fraction(double))
+            elif name == "uf!real_text":
+                try:
+                    text = concrete.evaluate("CAST(? AS TEXT)", (float(Fraction(value)),))
+                except OverflowError:
+                    pass
+                else:
+                    return self.manager.String(text)
         return super().walk_function(formula, args, **kwargs)
 
 

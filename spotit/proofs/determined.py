@@ -46,7 +46,9 @@ class Determined:
 
     cls: StorageClass | None
     value: object
-    exact_range: bool  # the row is inside the range where the encoding is exact
+    # the row is inside the range where the encoding is exact (None: not decided in
+    # time, as the solver path's own quick look at the range can end)
+    exact_range: bool | None
     # fresh symbols' values were computed in Python (Definition.solve) and checked
     # against their constraints: the value is admissible, but that the constraints
     # allow no other value (the exactness half of Thm 1) was not shown
@@ -57,7 +59,8 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
                      exactness: Sequence[FNode], solver: str = "z3",
                      timeout: float = 2.0, seed: dict[FNode, FNode] | None = None,
                      completion: dict[FNode, FNode] | None = None,
-                     witnesses: Sequence[Definition] = ()) -> Determined | None:
+                     witnesses: Sequence[Definition] = (), ask_range: bool = True
+                     ) -> Determined | None:
     """The value ``out`` must take under ``assertions`` (the pins among them), or None
     when the full formula must go to the solver. ``solver`` only checks leftovers
     the value does not depend on (:mod:`spotit.proofs.leftovers`), in ``timeout``.
@@ -65,7 +68,9 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     ``completion``: values for symbols the pins leave free (see ``completion``), tried
     first when the leftovers need a model; never used for the value itself.
     ``witnesses``: definitions whose symbols may be computed in Python when the value
-    is not determined without them (the result then says ``witnessed``)."""
+    is not determined without them (the result then says ``witnessed``).
+    ``ask_range``: whether the solver may be asked if the row is in the exact range
+    when Python finds no model inside it (else ``exact_range`` is None: not checked)."""
     values = forced(b, assertions, seed)
     if values is None:
         return None
@@ -85,7 +90,11 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     cls, value = known
     rest = [r for f in assertions if not (r := ev.simplify(f)).is_true()]
     # the value is fixed; the rest must have a model (else the solver path finds none)
-    complete = Evaluator(b.m.env, {**(completion or {}), **values}) if completion else None
+    complete = _Completed(b, {**(completion or {}), **values}, witnesses)
+    if doubles and rest and complete.rest(rest):
+        # the value holds under SQLite's reading of the functions: the model must too,
+        # and a solver's model of the rest may read them otherwise
+        return None
     if rest and _has_model(rest, complete, solver, timeout) is not True:
         return None
     if doubles:
@@ -96,10 +105,13 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     if exact.is_bool_constant():
         in_range = exact.is_true()
     else:  # as the solver path asks it: is there a model inside the exact range?
-        answer = _has_model([*rest, *_conjuncts([exact])], complete, solver, timeout)
-        if answer is None:
-            return None  # not decided in time: the solver path says so in its outcome
-        in_range = answer
+        question = [*rest, *_conjuncts([exact])]
+        if not complete.rest(question):
+            in_range = True
+        elif ask_range:
+            in_range = _has_model(question, complete, solver, timeout)
+        else:
+            in_range = None
     return Determined(cls, value, in_range, witnessed)
 
 
@@ -122,16 +134,68 @@ def _value(ev: Evaluator, out: Value) -> tuple[StorageClass | None, object] | No
     return chosen[0][0], _python(chosen[0][1])
 
 
-def _has_model(assertions: Sequence[FNode], complete: Evaluator | None, solver: str,
+class _Completed:
+    """Values that complete a partial model without a solver: the row's completion,
+    then what the definitions' ``solve`` computes from it, with the uninterpreted
+    functions read as SQLite computes them (:class:`Doubles`)."""
+
+    def __init__(self, b: Builder, values: dict[FNode, FNode],
+                 witnesses: Sequence[Definition]):
+        self.b, self.values, self.witnesses = b, values, witnesses
+
+    def rest(self, assertions: Sequence[FNode]) -> list[FNode]:
+        """What of ``assertions`` these values do not make TRUE (empty: they are a
+        model: every assertion evaluates to TRUE under one total interpretation)."""
+        # what goes on to the solver keeps its functions uninterpreted: fixing some of
+        # their points here while the solver chooses others need not be one function
+        plain = Evaluator(self.b.m.env, self.values)
+        rest = [r for f in assertions if not (r := plain.simplify(f)).is_true()]
+        if not rest:
+            return []
+        values = dict(self.values)
+        for attempt in range(2):
+            _follow(self.b, values, _definitions(rest, values), Doubles)
+            with_witnesses(self.b, values, rest, self.witnesses, Doubles)
+            ev = Doubles(self.b.m.env, values)
+            left = [g for f in rest if not (g := ev.simplify(f)).is_true()]
+            if not left:
+                return []
+            if attempt or any(g.is_false() for g in left):
+                break
+            # symbols nothing computes (a flag the completion's model did not name):
+            # the plainest value of their sort, then what follows from it
+            defined = {s for d in self.witnesses for s in d.symbols}
+            defined.update(s for s, _ in _definitions(rest, values))
+            free = [s for s in collect_symbols(left) if s not in values and s not in defined
+                    and not s.get_type().is_function_type()]
+            if not free:
+                break
+            values.update((s, _plain(self.b, s)) for s in free)
+        return rest
+
+
+def _plain(b: Builder, s: FNode) -> FNode:
+    """The simplest constant of ``s``'s sort."""
+    t = s.get_type()
+    if t.is_bool_type():
+        return b.FALSE
+    if t.is_int_type():
+        return b.int(0)
+    if t.is_real_type():
+        return b.real(0)
+    return b.str("")
+
+
+def _has_model(assertions: Sequence[FNode], complete: _Completed, solver: str,
                timeout: float) -> bool | None:
-    """Whether ``assertions`` are satisfiable: first with the completion substituted
-    (a model of the smaller question, completed by it, is a model of the whole; the
-    solver's witnesses over constants take milliseconds where over a free payload they
-    take seconds), then as they are when that finds none."""
-    if complete is not None:
-        rest = [r for f in assertions if not (r := complete.simplify(f)).is_true()]
-        if not rest or satisfiable(rest, solver, timeout) is True:
-            return True
+    """Whether ``assertions`` are satisfiable: first with the completion substituted and
+    the witnesses computed (a model of the smaller question, completed by them, is a
+    model of the whole; the solver's witnesses over constants take milliseconds where
+    over a free payload they take seconds, Python's take microseconds), then as they
+    are when that finds none."""
+    rest = complete.rest(assertions)
+    if not rest or satisfiable(rest, solver, timeout) is True:
+        return True
     return satisfiable(assertions, solver, timeout)
 
 
@@ -180,15 +244,17 @@ def forced(b: Builder, assertions: Sequence[FNode], seed: dict[FNode, FNode] | N
 
 
 def with_witnesses(b: Builder, values: dict[FNode, FNode], assertions: Sequence[FNode],
-                   witnesses: Sequence[Definition]) -> bool:
+                   witnesses: Sequence[Definition], evaluator: type[Evaluator] = Evaluator
+                   ) -> bool:
     """Add to ``values`` the symbols of each definition in ``witnesses`` that its
     ``solve`` computes from what is known, and what then follows; True if any was.
     The values are only a candidate: the caller substitutes them into the assertions
-    (the definitions' constraints among them), which must then hold."""
+    (the definitions' constraints among them), which must then hold. ``evaluator``:
+    how inputs are computed (:class:`Doubles`: functions read as SQLite's)."""
     definitions = _definitions(assertions, values)
     used = False
     for _ in range(DEFINITION_ROUNDS):
-        ev = Evaluator(b.m.env, values)
+        ev = evaluator(b.m.env, values)
         found = False
         for d in witnesses:
             if d.solve is None or any(s in values for s in d.symbols):
@@ -200,7 +266,7 @@ def with_witnesses(b: Builder, values: dict[FNode, FNode], assertions: Sequence[
         if not found:
             break
         used = True
-        _follow(b, values, definitions)
+        _follow(b, values, definitions, evaluator)
     return used
 
 
@@ -211,11 +277,12 @@ def _definitions(assertions: Sequence[FNode], values: dict[FNode, FNode]
 
 
 def _follow(b: Builder, values: dict[FNode, FNode],
-            definitions: Sequence[tuple[FNode, FNode]]) -> None:
+            definitions: Sequence[tuple[FNode, FNode]],
+            evaluator: type[Evaluator] = Evaluator) -> None:
     """Add the symbols of ``symbol = term`` definitions whose term evaluates to a
     constant on what is known, each round one level deeper."""
     for _ in range(DEFINITION_ROUNDS):
-        ev = Evaluator(b.m.env, values)
+        ev = evaluator(b.m.env, values)
         found = {}
         for sym, term in definitions:
             if sym not in values and sym not in found:
