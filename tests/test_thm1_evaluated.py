@@ -319,3 +319,42 @@ def test_a_partly_known_prefix_test_stays_a_term():
     prefix, suffix = StrPrefixOf(String("a"), x), StrSuffixOf(x, String("ab"))
     assert evaluate(get_env(), {}, [prefix, suffix]) == [prefix, suffix]
     assert _value(StrPrefixOf(String("a"), String("ab"))) is True
+
+
+@requires_solver("z3")
+def test_leftovers_of_a_null_cell_are_completed_in_python(monkeypatch):
+    """With i and n NULL, the generated gt = i + n is NULL, but the encoding still
+    reads the payloads beneath (an overflowing sum, its text, that text's numeric
+    prefix): assertions the value does not depend on, which must have a model. The
+    row's completion, the definitions' witnesses and SQLite's reading of the
+    functions give one in Python; the solver is not asked."""
+    from spotit.proofs import leftovers
+
+    def no_solver(*args):
+        raise AssertionError("the leftovers went to the solver")
+
+    monkeypatch.setattr(leftovers, "_known", {})
+    monkeypatch.setattr(leftovers, "_ask", no_solver)
+    row = (None, 5.375, None, None, None, None, 27.25, None, "_-%")
+    out = check_pinned(_pinned(row, "(NOT gt)", "declared"), "z3", timeout=5.0)
+    assert (out.kind, out.path, out.sqlite_value) == ("ok", EVALUATED, None), out
+
+
+@requires_solver("z3")
+def test_a_sampled_case_the_solver_cannot_finish_stays_admissible(monkeypatch):
+    """A witnessed case sampled for the solver path is admissible already (the
+    witnesses are a model with SQLite's value): a solver that runs out of time on
+    the exactness half leaves it admissible and unchecked, not an error."""
+    from spotit.proofs import pinned
+    from spotit.solvers.base import SolveResult, Status
+
+    class Slow:
+        def check(self, script, timeout=None):
+            return SolveResult(Status.TIMEOUT, reason="timeout")
+
+    monkeypatch.setattr(pinned, "get_solver", lambda name: Slow())
+    case = PinnedCase((("s", "TEXT"),), ("xxabxx",), "LTRIM(s, 'wx')")
+    assert _rechecked(case.expr, case.row)
+    out = check_pinned(case)
+    assert (out.kind, out.exact, out.sqlite_value) == ("ok", False, "abxx"), out
+    assert out.detail == "admissible (exactness not checked: timeout)"

@@ -41,6 +41,27 @@ if TYPE_CHECKING:
     from spotit.encodings.encoder import Encoder
 
 
+CONVERTED_ON_INSERT = "values SQLite converts on insert (--data sqlite)"
+_NUMBER_START = "0123456789+-. \t\n\x0b\x0c\r"  # a number's text starts so (sqlite3AtoF)
+
+
+def _kept_on_insert(b: Builder, affinity: Affinity, alts: list[Alt]) -> FNode:
+    """The cell's value is one SQLite stores as given in a column of ``affinity``: no
+    integer in a REAL column (it becomes a REAL), no text that may read as a number in
+    a numeric one (it becomes the number; text starting otherwise never does)."""
+    out = []
+    for a in alts:
+        if a.cls is StorageClass.INTEGER and affinity is Affinity.REAL:
+            out.append(b.not_(a.guard))
+        elif a.cls is StorageClass.TEXT and a.date is None and affinity in (
+                Affinity.NUMERIC, Affinity.INTEGER, Affinity.REAL):
+            first = b.m.StrCharAt(a.term, b.int(0))
+            looks = b.and_(b.not_(b.eq(a.term, b.str(""))),
+                           b.or_(*(b.eq(first, b.str(c)) for c in _NUMBER_START)))
+            out.append(b.implies(a.guard, b.not_(looks)))
+    return b.and_(out)
+
+
 @dataclass
 class _Cell:
     value: Value
@@ -60,6 +81,9 @@ class SymbolicDatabase:
         self._cells: dict[tuple[str, int, int], _Cell] = {}
         self._present: dict[tuple[str, int], FNode] = {}
         self.domain_constraints: list[FNode] = []
+        # where a cell holds what SQLite would have converted on insert (--data sqlite
+        # searches those values too, a superset): false there (see _converted)
+        self.stored_as_given: list[FNode] = []
         self._table_index = {t.name: i for i, t in enumerate(schema.tables)}
 
     # ------------------------------------------------------------------ access
@@ -118,6 +142,10 @@ class SymbolicDatabase:
                         ops.real_is_int(term), b.le(b.real(INT64_MIN), term),
                         b.le(term, b.real(INT64_MAX)))))
             alts.append(Alt(cls, guard, term, parts))
+        if column.domain is Domain.ANY and column.affinity is not Affinity.BLOB:
+            kept = _kept_on_insert(b, column.affinity, alts)
+            if not kept.is_true():
+                self.stored_as_given.append(b.implies(b.not_(null), kept))
         return _Cell(Value(null, tuple(alts)), symbols)
 
     def _class_guards(self, base: str, classes: list[StorageClass], symbols) -> list[FNode]:
@@ -184,6 +212,8 @@ class SymbolicDatabase:
                         )
                         out.append(b.not_(collide))
         out.extend(self.domain_constraints)
+        for kept in self.stored_as_given:
+            enc.approximate(CONVERTED_ON_INSERT, kept)
         return out
 
     def _key_order(self, t: Table) -> list[FNode]:
