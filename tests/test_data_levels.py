@@ -109,3 +109,24 @@ def test_realistic_level_assumes_the_constraints(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["verdict"] == "not_equivalent"
     with pytest.raises(SystemExit, match="needs --constraints"):
         cli.main([*base, "--data", "realistic"])
+
+
+@pytest.mark.parametrize("solver", ["z3", "cvc5"])
+def test_values_sqlite_would_convert_are_searched_last(solver):
+    """At the sqlite level a numeric column is also searched with numeric-looking text,
+    which SQLite stores as a number: a superset, declared as an approximation whose
+    exact range (no text starting like a number) is searched first, so the
+    counterexample's text is one SQLite keeps as text."""
+    from spotit.encodings.database import CONVERTED_ON_INSERT
+
+    gold, pred = PLUS_ZERO
+    res = check(SCHEMA, gold, pred, bound=2, solver=solver, probe_trials=0, data="sqlite")
+    assert res.verdict.value == "not_equivalent"
+    assert CONVERTED_ON_INSERT in res.approximations
+    texts = [row["a"] for row in res.counterexample["t"] if isinstance(row["a"], str)]
+    assert texts and all(t == "" or t[0] not in "0123456789+-. " for t in texts), texts
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(SCHEMA)
+    for t in texts:  # stored as given: still text in the INTEGER column
+        conn.execute("INSERT INTO t (a) VALUES (?)", (t,))
+    assert {r[0] for r in conn.execute("SELECT typeof(a) FROM t")} == {"text"}

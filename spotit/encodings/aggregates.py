@@ -253,7 +253,7 @@ def _sums_as_integer(enc: Encoder, v: Value) -> FNode:
         elif a.cls is TEXT_C and a.date is None:
             nt = numtext.decompose(enc, a.term)
             out.append(b.and_(a.guard, nt.well_formed, b.not_(nt.has_point),
-                              b.not_(nt.has_exponent), nt.int_exact))
+                              b.not_(nt.has_exponent), numtext.integer_fits(enc, a.term, nt)))
     return b.or_(out)
 
 

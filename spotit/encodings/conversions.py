@@ -185,8 +185,8 @@ def numeric_affinity(enc: Encoder, v: Value) -> Value:
     is_int, int_v = _numeric_class(enc, s, nt)
     real_v = parsed(enc, s, nt, b.and_(b.not_(v.null), a.guard))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
-    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, nt.well_formed, is_int), int_v))
-    alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, nt.well_formed, b.not_(is_int)),
+    alts = merge_alt(b, alts, Alt(INT_C, b.and_(a.guard, nt.well_formed, is_int), int_v))
+    alts = merge_alt(b, alts, Alt(REAL_C, b.and_(a.guard, nt.well_formed, b.not_(is_int)),
                                real_v))
     alts.append(Alt(TEXT_C, b.and_(a.guard, b.not_(nt.well_formed)), s))
     return normalize(b, Value(v.null, tuple(alts)))
@@ -217,7 +217,7 @@ def stored_value(enc: Encoder, v: Value, affinity: Affinity) -> Value:
                 if a.cls is INT_C else a for a in v.alts]
         out: list[Alt] = []
         for a in alts:
-            out = _merge(b, out, a)
+            out = merge_alt(b, out, a)
         return normalize(b, Value(v.null, tuple(out)))
     r = v.alt(REAL_C)
     if r is None:
@@ -225,8 +225,8 @@ def stored_value(enc: Encoder, v: Value, affinity: Affinity) -> Value:
     whole = b.TRUE if is_integral(r.term) else ops.real_is_int(r.term)
     integral = b.and_(whole, b.le(b.real(INT64_MIN), r.term), b.le(r.term, b.real(INT64_MAX)))
     alts = [a for a in v.alts if a.cls is not REAL_C]
-    alts = _merge(b, alts, Alt(INT_C, b.and_(r.guard, integral), b.real_trunc(r.term)))
-    alts = _merge(b, alts, Alt(REAL_C, b.and_(r.guard, b.not_(integral)), r.term))
+    alts = merge_alt(b, alts, Alt(INT_C, b.and_(r.guard, integral), b.real_trunc(r.term)))
+    alts = merge_alt(b, alts, Alt(REAL_C, b.and_(r.guard, b.not_(integral)), r.term))
     return normalize(b, Value(v.null, tuple(alts)))
 
 
@@ -302,22 +302,24 @@ def to_numeric(enc: Encoder, v: Value) -> Value:
         return constant(b, concrete.evaluate("? + 0", (v.constant(),)))
     s = a.term
     nt = numtext.decompose(enc, s)
-    # no digit at all ('-.', '.e5', 'abc') reads as INTEGER 0, point or not
-    is_int = b.or_(b.not_(nt.has_digits),
-                   b.and_(b.not_(nt.has_point), b.not_(nt.has_exponent), nt.int_exact))
+    # no digit at all ('-.', '.e5', 'abc') reads as INTEGER 0, point or not; digits
+    # alone are an INTEGER if they fit in 64 bits (19 digits may: '9223372036854775807'),
+    # which past MAX_INT_DIGITS is the uninterpreted long_fits
+    is_int = b.or_(b.not_(nt.has_digits), b.and_(b.not_(nt.has_point), b.not_(nt.has_exponent),
+                                                 numtext.integer_fits(enc, s, nt)))
     real_exact = nt.real_exact
     if not b.and_(nt.int_exact, real_exact).is_true():
         enc.approximate("numeric prefix of long or exponent-form text",
                         _where(b, b.and_(b.not_(v.null), a.guard),
                                b.and_(nt.int_exact, real_exact)))
     real_v = parsed(enc, s, nt, b.and_(b.not_(v.null), a.guard))
-    int_v = nt.int_value
+    int_v = numtext.integer_prefix(enc, s, nt)
     if planted("text-arith-whole"):
         int_v = b.ite(nt.well_formed, int_v, b.int(0))
         real_v = b.ite(nt.well_formed, real_v, b.real(0))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
-    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, is_int), int_v))
-    alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)), real_v))
+    alts = merge_alt(b, alts, Alt(INT_C, b.and_(a.guard, is_int), int_v))
+    alts = merge_alt(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)), real_v))
     return normalize(b, Value(v.null, tuple(alts)))
 
 
@@ -346,8 +348,7 @@ def to_integer(enc: Encoder, v: Value) -> Value:
             if not nt.int_exact.is_true():
                 enc.approximate("integer prefix of more than 18 digits",
                                 _where(b, b.and_(b.not_(v.null), a.guard), nt.int_exact))
-            terms.append((a.guard, b.ite(nt.int_exact, nt.int_value,
-                                         numtext.uf(enc, "int_prefix", INT, a.term))))
+            terms.append((a.guard, numtext.integer_prefix(enc, a.term, nt)))
     if not terms:
         return v
     term = b.select(terms[:-1], terms[-1][1])
@@ -388,8 +389,8 @@ def cast_numeric(enc: Encoder, v: Value) -> Value:
     is_int, int_v = _numeric_class(enc, s, nt)
     real_v = parsed(enc, s, nt, b.and_(b.not_(v.null), a.guard))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
-    alts = _merge(b, alts, Alt(INT_C, b.and_(a.guard, is_int), int_v))
-    alts = _merge(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)), real_v))
+    alts = merge_alt(b, alts, Alt(INT_C, b.and_(a.guard, is_int), int_v))
+    alts = merge_alt(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)), real_v))
     return normalize(b, Value(v.null, tuple(alts)))
 
 
@@ -437,11 +438,11 @@ def shaped_to_int(b: Builder, v: Value, *, dates: bool) -> Value:
     else:
         return v
     alts = [o for o in v.alts if o.cls is not TEXT_C]
-    alts = _merge(b, alts, Alt(INT_C, a.guard, x))
+    alts = merge_alt(b, alts, Alt(INT_C, a.guard, x))
     return normalize(b, Value(v.null, tuple(alts)))
 
 
-def _merge(b: Builder, alts: list[Alt], new: Alt) -> list[Alt]:
+def merge_alt(b: Builder, alts: list[Alt], new: Alt) -> list[Alt]:
     """Add ``new``, merging with an existing alternative of the same class."""
     if new.guard.is_false():
         return alts

@@ -166,12 +166,19 @@ def encode_cast(enc: Encoder, e: S.Cast, env: Env) -> Value:
 
 @function("ABS", arity=(1, 1), arg_kinds=("num",))
 def fn_abs(enc: Encoder, args: list[Value]) -> Value:
-    """|x|; text is converted to a number first (exact for INTEGER and REAL input)."""
+    """|x|; text is read as a REAL first (SQLite's absFunc: an INTEGER stays INTEGER,
+    anything else becomes a double; exact for INTEGER and REAL input)."""
     b = enc.b
     x = args[0]
-    if x.alt(StorageClass.TEXT) is not None:
+    text = x.alt(StorageClass.TEXT)
+    if text is not None:
         enc.approximate("ABS of text")
-        x = C.to_real(enc, x)
+        # only the text: an INTEGER beside it in the same value stays INTEGER
+        read = C.to_real(enc, Value(b.FALSE, (Alt(text.cls, b.TRUE, text.term, text.date,
+                                                  text.shape),)))
+        alts = [a for a in x.alts if a.cls is not StorageClass.TEXT]
+        alts = C.merge_alt(b, alts, Alt(REAL_C, text.guard, read.alts[0].term))
+        x = Value(x.null, tuple(alts))
     alts = []
     for a in x.alts:
         zero = b.int(0) if a.cls is INT_C else b.real(0)

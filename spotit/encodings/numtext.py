@@ -156,10 +156,24 @@ def split_number(text: str) -> tuple[str, str, str, str, str, str]:
     return ws, sign, text[i:j], "", "", text[j:]
 
 
+def integer_fits(enc, s: FNode, nt: NumericText) -> FNode:
+    """Whether the digits of ``s``'s integer prefix fit in 64 bits (SQLite then reads a
+    plain integer text as an INTEGER, else as a REAL): known up to MAX_INT_DIGITS
+    digits, the uninterpreted ``long_fits`` beyond (19 digits may fit)."""
+    return enc.b.ite(nt.int_exact, enc.b.TRUE, uf(enc, "long_fits", BOOL, s))
+
+
+def integer_prefix(enc, s: FNode, nt: NumericText) -> FNode:
+    """The integer prefix of ``s``: exact up to MAX_INT_DIGITS digits, the
+    uninterpreted ``int_prefix`` beyond."""
+    return enc.b.ite(nt.int_exact, nt.int_value, uf(enc, "int_prefix", INT, s))
+
+
 def uf(enc, name: str, ret, arg: FNode) -> FNode:
     """An uninterpreted function of ``arg``: same input, same output."""
     fn = enc.b.m.Symbol(f"uf!{name}", FunctionType(ret, [arg.get_type()]))
     return enc.b.m.Function(fn, [arg])
 
 
-__all__ = ["BOOL", "INT", "REAL", "NumericText", "decompose", "uf"]
+__all__ = ["BOOL", "INT", "REAL", "NumericText", "decompose", "integer_fits",
+           "integer_prefix", "uf"]

@@ -224,9 +224,10 @@ def _within(t: FNode, bound: int) -> bool:
 
 class Doubles(Evaluator):
     """Evaluation with ``round`` as IEEE's round-to-nearest-even (Python's floats),
-    ``num_real`` as SQLite's own reading of a text and ``real_text`` as SQLite's text
-    of the nearest double: one interpretation of the uninterpreted functions, the one
-    SQLite has."""
+    ``num_real``, ``int_prefix`` and ``long_fits`` as SQLite's own reading of a text
+    (its double, its integer, whether its digits fit in 64 bits) and ``real_text`` as
+    SQLite's text of the nearest double: one interpretation of the uninterpreted
+    functions, the one SQLite has."""
 
     def walk_function(self, formula: FNode, args, **kwargs) -> FNode:
         name = formula.function_name().symbol_name()
@@ -240,6 +241,11 @@ class Doubles(Evaluator):
             elif name == "uf!num_real":
                 double = concrete.evaluate("CAST(? AS REAL)", (value,))
                 return self.manager.Real(Fraction(double))
+            elif name == "uf!int_prefix":
+                return self.manager.Int(concrete.evaluate("CAST(? AS INTEGER)", (value,)))
+            elif name == "uf!long_fits":
+                kind = concrete.evaluate("typeof(? + 0)", (value,))
+                return self.manager.Bool(kind == "integer")
             elif name == "uf!real_text":
                 try:
                     text = concrete.evaluate("CAST(? AS TEXT)", (float(Fraction(value)),))
