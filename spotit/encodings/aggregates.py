@@ -225,7 +225,7 @@ def _sum_like(enc: Encoder, call: R.AggCall, members: list[FNode], vals: list[Va
     if history is None:
         total_real = accumulated(enc, exact_total, size(counted), n, b.not_(empty))
     else:
-        total_real = slid(enc, exact_total, size(history), b.not_(empty))
+        total_real = slid(enc, exact_total, size(history))
     if call.func == "TOTAL":
         return real_value(b, total_real)
     if call.func == "AVG":

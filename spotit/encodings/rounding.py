@@ -22,6 +22,7 @@ Python's doubles (the same IEEE operations). Overflow to infinity is not modelle
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from pysmt.fnode import FNode
@@ -126,7 +127,7 @@ def accumulated(enc: Encoder, exact: FNode, size: FNode, n: int, taken: FNode) -
     return r
 
 
-def slid(enc: Encoder, exact: FNode, seen: FNode, taken: FNode) -> FNode:
+def slid(enc: Encoder, exact: FNode, seen: FNode) -> FNode:
     """A sliding window frame's sum: SQLite adds each row entering the frame to a
     running double and subtracts each leaving one, so its error depends on the rows
     that went before (``TOTAL(x) OVER (ROWS 1 PRECEDING)`` over 1e16, 1.0, 1.0 gives
@@ -137,7 +138,9 @@ def slid(enc: Encoder, exact: FNode, seen: FNode, taken: FNode) -> FNode:
     enc.side.append(b.implies(b.eq(seen, b.real(0)), b.eq(r, exact)))
     if is_integral(exact):
         enc.side.append(b.implies(b.le(seen, b.real(EXACT_INTEGERS)), b.eq(r, exact)))
-    enc.approximate(APPROXIMATION, b.implies(taken, b.eq(r, exact)), refined=True)
+    # exact means r = exact even where the frame is empty and r unread: a model can
+    # always choose so (r is free there), and an empty frame's TOTAL is then 0.0
+    enc.approximate(APPROXIMATION, b.eq(r, exact), refined=True)
     return r
 
 
@@ -240,7 +243,8 @@ class Doubles(Evaluator):
                     pass
             elif name == "uf!num_real":
                 double = concrete.evaluate("CAST(? AS REAL)", (value,))
-                return self.manager.Real(Fraction(double))
+                if math.isfinite(double):  # '1e999' reads as Inf: no rational, no value
+                    return self.manager.Real(Fraction(double))
             elif name == "uf!int_prefix":
                 return self.manager.Int(concrete.evaluate("CAST(? AS INTEGER)", (value,)))
             elif name == "uf!long_fits":

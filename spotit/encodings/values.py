@@ -14,6 +14,7 @@ plain boolean formulas (``t = t1 & t2``, ``f = f1 | f2``, ...).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from pysmt.fnode import FNode
 from pysmt.typing import INT, REAL, STRING
 
 from spotit.encodings.builder import Builder
+from spotit.errors import Unsupported
 from spotit.ir.types import StorageClass
 
 if TYPE_CHECKING:
@@ -161,6 +163,8 @@ def constant(b: Builder, v: int | float | str | None) -> Value:
     if isinstance(v, int):
         return int_value(b, b.int(v))
     if isinstance(v, float):
+        if not math.isfinite(v):  # '1e999' read as a number: SQLite's Inf has no rational
+            raise Unsupported("an infinite REAL")
         return real_value(b, b.real(v))
     return text_value(b, b.str(v))
 
