@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT, REAL, STRING
 
-from spotit.encodings import calendar
+from spotit.encodings import calendar, numtext
 from spotit.encodings.builder import Builder
 from spotit.encodings.values import Alt, Value
 from spotit.errors import Unsupported
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 
 CONVERTED_ON_INSERT = "values SQLite converts on insert (--data sqlite)"
-_NUMBER_START = "0123456789+-. \t\n\x0b\x0c\r"  # a number's text starts so (sqlite3AtoF)
+_NUMBER_START = "0123456789+-." + numtext.WHITESPACE  # how a number's text starts
 
 
 def _kept_on_insert(b: Builder, affinity: Affinity, alts: list[Alt]) -> FNode:
@@ -82,7 +82,7 @@ class SymbolicDatabase:
         self._present: dict[tuple[str, int], FNode] = {}
         self.domain_constraints: list[FNode] = []
         # where a cell holds what SQLite would have converted on insert (--data sqlite
-        # searches those values too, a superset): false there (see _converted)
+        # searches those values too, a superset): false there (see _kept_on_insert)
         self.stored_as_given: list[FNode] = []
         self._table_index = {t.name: i for i, t in enumerate(schema.tables)}
 

@@ -12,6 +12,7 @@ INTEGER operand of REAL arithmetic is made a double first (``rounding.promoted``
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from pysmt.fnode import FNode
@@ -174,8 +175,7 @@ def fn_abs(enc: Encoder, args: list[Value]) -> Value:
     if text is not None:
         enc.approximate("ABS of text")
         # only the text: an INTEGER beside it in the same value stays INTEGER
-        read = C.to_real(enc, Value(b.FALSE, (Alt(text.cls, b.TRUE, text.term, text.date,
-                                                  text.shape),)))
+        read = C.to_real(enc, Value(b.FALSE, (replace(text, guard=b.TRUE),)))
         alts = [a for a in x.alts if a.cls is not StorageClass.TEXT]
         alts = C.merge_alt(b, alts, Alt(REAL_C, text.guard, read.alts[0].term))
         x = Value(x.null, tuple(alts))

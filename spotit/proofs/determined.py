@@ -46,8 +46,8 @@ class Determined:
 
     cls: StorageClass | None
     value: object
-    # the row is inside the range where the encoding is exact (None: not decided in
-    # time, as the solver path's own quick look at the range can end)
+    # the row is inside the range where the encoding is exact (None: not known: the
+    # solver was not asked, on a sampled-out case, or did not answer in time)
     exact_range: bool | None
     # fresh symbols' values were computed in Python (Definition.solve) and checked
     # against their constraints: the value is admissible, but that the constraints
@@ -153,25 +153,30 @@ class _Completed:
         if not rest:
             return []
         values = dict(self.values)
-        for attempt in range(2):
-            _follow(self.b, values, _definitions(rest, values), Doubles)
-            with_witnesses(self.b, values, rest, self.witnesses, Doubles)
-            ev = Doubles(self.b.m.env, values)
-            left = [g for f in rest if not (g := ev.simplify(f)).is_true()]
-            if not left:
-                return []
-            if attempt or any(g.is_false() for g in left):
-                break
-            # symbols nothing computes (a flag the completion's model did not name):
-            # the plainest value of their sort, then what follows from it
-            defined = {s for d in self.witnesses for s in d.symbols}
-            defined.update(s for s, _ in _definitions(rest, values))
-            free = [s for s in collect_symbols(left) if s not in values and s not in defined
-                    and not s.get_type().is_function_type()]
-            if not free:
-                break
+        left = self._left(values, rest)
+        if not left:
+            return []
+        if any(g.is_false() for g in left):
+            return rest
+        # symbols nothing computes (a flag the completion's model did not name): the
+        # plainest value of their sort, then what follows from it
+        defined = {s for d in self.witnesses for s in d.symbols}
+        defined.update(s for s, _ in _definitions(rest, values))
+        free = [s for s in collect_symbols(left) if s not in values and s not in defined
+                and not s.get_type().is_function_type()]
+        if free:
             values.update((s, _plain(self.b, s)) for s in free)
+            if not self._left(values, rest):
+                return []
         return rest
+
+    def _left(self, values: dict[FNode, FNode], assertions: Sequence[FNode]) -> list[FNode]:
+        """Extend ``values`` by what definitions and witnesses compute, and return what
+        of ``assertions`` is then not TRUE (SQLite's reading of the functions)."""
+        _follow(self.b, values, _definitions(assertions, values), Doubles)
+        with_witnesses(self.b, values, assertions, self.witnesses, Doubles)
+        ev = Doubles(self.b.m.env, values)
+        return [g for f in assertions if not (g := ev.simplify(f)).is_true()]
 
 
 def _plain(b: Builder, s: FNode) -> FNode:

@@ -178,8 +178,9 @@ class _PinnedRow:
             # a model inside the exact range where there is one: it then also answers
             # "is this row in the exact range?" without the solver, most of the time
             ranged = [r for f in self.base_exactness if not (r := ev.simplify(f)).is_true()]
-            self.completion = ranged and completion(b, [*self.base_rest, *ranged], solver,
-                                                    EXACT_RANGE_SECONDS)
+            if ranged:
+                self.completion = completion(b, [*self.base_rest, *ranged], solver,
+                                             EXACT_RANGE_SECONDS)
             if not self.completion:
                 self.completion = completion(b, self.base_rest, solver, EXACT_RANGE_SECONDS)
 
