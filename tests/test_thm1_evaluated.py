@@ -359,3 +359,43 @@ def test_a_sampled_case_the_solver_cannot_finish_stays_admissible(monkeypatch):
     out = check_pinned(case)
     assert (out.kind, out.exact, out.sqlite_value) == ("ok", False, "abxx"), out
     assert out.detail == "admissible (exactness not checked: timeout)"
+
+
+@requires_solver("z3")
+def test_the_text_of_a_computed_double_is_witnessed_without_the_solver(monkeypatch):
+    """gt is TEXT AS (i + n): with i = -623 and n = -35.125 SQLite stores the double's
+    text '-658.125', whose truth (nonzero: TRUE) decides IIF. The text's digits are
+    fresh parts solved in Python from the doubles (not from the uninterpreted
+    rounding): SQLite's 0 is admissible without a solver call."""
+    from spotit.proofs import pinned
+
+    row = (-623, "1.Z:", None, "0228-01-14", -896, -35.125, "É", "A", "A  ")
+    expr = "-IIF(gt, 0, -2.25)"
+    assert not _rechecked(expr, row)
+    row_only = pinned._PinnedRow(_pinned(row, expr, "sqlite"), "z3")  # its completion
+    monkeypatch.setattr(pinned, "get_solver", _no_solver)
+    out = row_only.check(expr, 5.0, True)
+    assert (out.kind, out.path, out.sqlite_value) == ("ok", EVALUATED, 0), out
+
+
+def _no_solver(name):
+    raise AssertionError("the case went to the solver")
+
+
+@requires_solver("z3")
+def test_a_row_settled_by_its_completion_is_not_evaluated_per_expression():
+    """The row's shared assertions (here the rounding of the generated gi = r * 2 as a
+    double) hold under its completion once: they are not part of each expression's
+    evaluation, yet an expression forcing one of their symbols takes them in again,
+    and either way the outcomes are the solver path's."""
+    from spotit.proofs import pinned
+
+    row = (7, 49.875, "a", "2000-02-29", None, 1, None, None, "Ab")
+    fast = pinned._PinnedRow(_pinned(row, "r", "declared"), "z3")
+    assert fast.settled is not None and fast.settled.left  # the doubles' reading
+    for expr in ("gi", "(gi + 1)", "(r * 2)", "IIF(gi, gt, 0)", "(i = 7)", "SUBSTR(s, -1)"):
+        got = fast.check(expr, 5.0, True)
+        want = check_pinned(_pinned(row, expr, "declared"), "z3", timeout=5.0,
+                            solver_free=False)
+        assert got.kind == want.kind == "ok", (expr, got, want)
+        assert got.sqlite_value == want.sqlite_value, expr

@@ -41,6 +41,32 @@ DEFINITION_ROUNDS = 8  # symbol = term assertions followed, each round one level
 
 
 @dataclass(frozen=True)
+class Settled:
+    """Assertions shared by many calls (a pinned row's, after its pins) that the seed
+    and the completion already make TRUE: evaluated once per row instead of once per
+    expression. Some hold only with the uninterpreted functions read as SQLite
+    computes them (:class:`Doubles`): ``left`` keeps those, the completion
+    substituted, for the solver to keep true alongside what it is asked."""
+
+    formulas: tuple[FNode, ...]
+    symbols: frozenset[FNode]  # their free symbols (not functions)
+    left: tuple[FNode, ...]  # what of them holds only under SQLite's reading
+
+    @classmethod
+    def of(cls, b: Builder, formulas: Sequence[FNode], values: dict[FNode, FNode]
+           ) -> Settled | None:
+        """The settled assertions, if ``values`` make every one of ``formulas`` TRUE."""
+        plain = Evaluator(b.m.env, values)
+        left = [g for f in formulas if not (g := plain.simplify(f)).is_true()]
+        doubles = Doubles(b.m.env, values)
+        if not all(doubles.simplify(g).is_true() for g in left):
+            return None
+        return cls(tuple(formulas), frozenset(
+            s for s in collect_symbols(formulas) if not s.get_type().is_function_type()),
+            tuple(left))
+
+
+@dataclass(frozen=True)
 class Determined:
     """The one value the encoding allows: ``cls`` None is NULL."""
 
@@ -59,8 +85,8 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
                      exactness: Sequence[FNode], solver: str = "z3",
                      timeout: float = 2.0, seed: dict[FNode, FNode] | None = None,
                      completion: dict[FNode, FNode] | None = None,
-                     witnesses: Sequence[Definition] = (), ask_range: bool = True
-                     ) -> Determined | None:
+                     witnesses: Sequence[Definition] = (), ask_range: bool = True,
+                     settled: Settled | None = None) -> Determined | None:
     """The value ``out`` must take under ``assertions`` (the pins among them), or None
     when the full formula must go to the solver. ``solver`` only checks leftovers
     the value does not depend on (:mod:`spotit.proofs.leftovers`), in ``timeout``.
@@ -70,10 +96,18 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
     ``witnesses``: definitions whose symbols may be computed in Python when the value
     is not determined without them (the result then says ``witnessed``).
     ``ask_range``: whether the solver may be asked if the row is in the exact range
-    when Python finds no model inside it (else ``exact_range`` is None: not checked)."""
+    when Python finds no model inside it (else ``exact_range`` is None: not checked).
+    ``settled``: assertions left out of ``assertions`` that ``seed`` with ``completion``
+    makes TRUE. A model of the rest that keeps the completion's values is one of
+    them too, so they go to the solver only with the rest; if ``assertions`` force
+    one of their symbols, they are taken in as ordinary assertions."""
     values = forced(b, assertions, seed)
     if values is None:
         return None
+    if settled is not None and any(s in settled.symbols and s not in (seed or {})
+                                   for s in values):
+        return determined_value(b, out, [*settled.formulas, *assertions], exactness,
+                                solver, timeout, seed, completion, witnesses, ask_range)
     ev = Evaluator(b.m.env, values)
     known = _value(ev, out)
     witnessed = False
@@ -82,7 +116,11 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
         known = _value(ev, out)
     doubles = False
     if known is None:
-        # roundings computed as SQLite's doubles are (every assertion must then hold)
+        # roundings computed as SQLite's doubles are (every assertion must then hold),
+        # and the witnesses computed from them (the digits of a double's text)
+        if witnesses:
+            values = dict(values)
+            with_witnesses(b, values, assertions, witnesses, Doubles)
         ev, witnessed, doubles = Doubles(b.m.env, values), True, True
         known = _value(ev, out)
     if known is None:
@@ -95,7 +133,7 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
         # the value holds under SQLite's reading of the functions: the model must too,
         # and a solver's model of the rest may read them otherwise
         return None
-    if rest and _has_model(rest, complete, solver, timeout) is not True:
+    if rest and _has_model(rest, complete, solver, timeout, settled) is not True:
         return None
     if doubles:
         # the doubles are one model; whether the rounding can also be the identity here
@@ -109,7 +147,7 @@ def determined_value(b: Builder, out: Value, assertions: Sequence[FNode],
         if not complete.rest(question):
             in_range = True
         elif ask_range:
-            in_range = _has_model(question, complete, solver, timeout)
+            in_range = _has_model(question, complete, solver, timeout, settled)
         else:
             in_range = None
     return Determined(cls, value, in_range, witnessed)
@@ -192,16 +230,22 @@ def _plain(b: Builder, s: FNode) -> FNode:
 
 
 def _has_model(assertions: Sequence[FNode], complete: _Completed, solver: str,
-               timeout: float) -> bool | None:
+               timeout: float, settled: Settled | None = None) -> bool | None:
     """Whether ``assertions`` are satisfiable: first with the completion substituted and
     the witnesses computed (a model of the smaller question, completed by them, is a
     model of the whole; the solver's witnesses over constants take milliseconds where
     over a free payload they take seconds, Python's take microseconds), then as they
-    are when that finds none."""
+    are when that finds none. ``settled`` (see ``Settled``): assertions TRUE under
+    the completion, which the smaller question keeps (what of them holds only under
+    SQLite's reading of the functions goes with it); asked as they are, the solver
+    chooses its own values and must satisfy them too."""
     rest = complete.rest(assertions)
-    if not rest or satisfiable(rest, solver, timeout) is True:
+    if not rest:
         return True
-    return satisfiable(assertions, solver, timeout)
+    kept, shared = (settled.left, settled.formulas) if settled is not None else ((), ())
+    if satisfiable([*kept, *rest], solver, timeout) is True:
+        return True
+    return satisfiable([*shared, *assertions], solver, timeout)
 
 
 def completion(b: Builder, assertions: Sequence[FNode], solver: str, timeout: float

@@ -65,6 +65,15 @@ SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
 # under a NOCASE choice, LAG over ties) are inconclusive, and Hypothesis, which varies
 # the examples it finds slow, would spend the run on them
 SOLVER_TIMEOUT = 4.0
+# per verifier run of an end-to-end pair: a pair the solvers take longer on is
+# inconclusive; at the verifier's own 30 s a handful of such pairs took most of a run
+PAIR_TIMEOUT = 8.0
+# the share of a timed run's wall clock each part gets (``--minutes``, ``--checks``): most
+# planted bugs show in single expressions, checked by the hundred a minute; end-to-end
+# pairs take seconds each and would otherwise take the run. ``--examples`` runs give
+# each part its example count instead, in rounds (deterministic).
+TIME_SHARES = {"expression": 0.40, "query_pair": 0.22, "relation": 0.12, "window": 0.10,
+               "tables": 0.10, "rules": 0.06}
 
 
 @dataclass
@@ -291,7 +300,9 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
     # budget per solver; the rules do not use a solver: they run with the first one
     done = {(solver, part): 0 for solver in solvers for part in parts
             if part != "rules" or solver == solvers[0]}
-    round_no = 0
+    runs = dict.fromkeys(done, 0)  # searches run, each with its own seed
+    spent = dict.fromkeys(done, 0.0)  # seconds
+    timed = examples is None
 
     def wanted(solver: str, part: str) -> int:
         target = targets[part]
@@ -309,23 +320,34 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
         return all(targets[part] is not None and n >= targets[part]
                    for (_, part), n in done.items())
 
+    def run(solver: str, part: str) -> None:
+        n = wanted(solver, part)
+        run_seed = (seed * 1_000_003 + runs[solver, part] * 101 + _PART_SALT[part]
+                    + len(solver))
+        began = time.monotonic()
+        checked, case, outcome = _run_part(part, solver, n, run_seed, stop_at, only, report,
+                                           shrink=not first_only,
+                                           seeds=seeds.seeds if seeds else ())
+        spent[solver, part] += time.monotonic() - began
+        runs[solver, part] += 1
+        done[solver, part] += max(checked, 1) if targets[part] is not None else checked
+        if case is not None:
+            if report.first_found is None and outcome.kind != CRASH:
+                report.first_found = time.monotonic() - start
+            _record(report, part, solver, case, outcome, out_dir)
+
+    round_no = 0
     while not finished():
-        for solver in solvers:
-            for part in parts:
-                if (solver, part) not in done:
-                    continue
-                n = wanted(solver, part)
-                if n == 0 or finished():
-                    continue
-                run_seed = seed * 1_000_003 + round_no * 101 + _PART_SALT[part] + len(solver)
-                checked, case, outcome = _run_part(part, solver, n, run_seed, stop_at, only,
-                                                   report, shrink=not first_only,
-                                                   seeds=seeds.seeds if seeds else ())
-                done[solver, part] += max(checked, 1) if targets[part] is not None else checked
-                if case is not None:
-                    if report.first_found is None and outcome.kind != CRASH:
-                        report.first_found = time.monotonic() - start
-                    _record(report, part, solver, case, outcome, out_dir)
+        if timed:  # the part furthest behind its share of the clock
+            active = [k for k in done if wanted(*k) > 0]
+            for _ in range(len(active)):  # as many searches as a round has
+                if finished():
+                    break
+                run(*min(active, key=lambda k: spent[k] / TIME_SHARES[k[1]]))
+        else:
+            for key in done:
+                if wanted(*key) > 0 and not finished():
+                    run(*key)
         round_no += 1
         if progress is not None:
             of = f" of {checks}" if checks is not None else ""
@@ -512,7 +534,8 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
         ddl, gold, pred = case
         # with several solvers, each is cross-examined by the others' counterexamples
         others = tuple(x for x in report.solvers if x != solver)
-        outcome = check_query_pair(gold, pred, solver, PAIR_BOUND, ddl=ddl, cross=others)
+        outcome = check_query_pair(gold, pred, solver, PAIR_BOUND, ddl=ddl, cross=others,
+                                   timeout=PAIR_TIMEOUT)
         report.spurious_pairs += outcome.spurious > 0 or outcome.verdict == "spurious"
         report.inconclusive += outcome.verdict == "timeout"
         return outcome.kind, outcome

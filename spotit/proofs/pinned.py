@@ -43,7 +43,13 @@ from spotit.frontend.parser import parse
 from spotit.ir.types import StorageClass
 from spotit.proofs.coverage import operators_of
 from spotit.proofs.crashes import CRASH, crash_detail
-from spotit.proofs.determined import Determined, completion, determined_value, forced
+from spotit.proofs.determined import (
+    Determined,
+    Settled,
+    completion,
+    determined_value,
+    forced,
+)
 from spotit.schema import Schema, schema_from_ddl
 from spotit.smt.evaluate import Evaluator
 from spotit.smt.printer import SmtLibWriter, collect_symbols
@@ -171,6 +177,7 @@ class _PinnedRow:
         self.domain_size = len(self.db.domain_constraints)
         self.seed = forced(b, self.base) if solver_free else None
         self.completion: dict = {}
+        self.settled: Settled | None = None
         if self.seed is not None:
             # what the pins leave of the shared assertions (the payload of a NULL cell)
             ev = Evaluator(b.m.env, self.seed)
@@ -183,6 +190,8 @@ class _PinnedRow:
                                              EXACT_RANGE_SECONDS)
             if not self.completion:
                 self.completion = completion(b, self.base_rest, solver, EXACT_RANGE_SECONDS)
+            # what the completion satisfies is not evaluated again for every expression
+            self.settled = Settled.of(b, self.base_rest, {**self.completion, **self.seed})
 
     def expected(self, expr: str) -> object:
         from spotit.frontend.now import pin_now
@@ -235,11 +244,13 @@ class _PinnedRow:
         approximate = self.base_approximate or enc.always_approximate
         if solver_free and self.seed is not None:
             # the assertions without defs: those only name out's parts for the solver
-            known = determined_value(b, out, [*self.base_rest, *own], exactness, self.solver,
+            shared = [] if self.settled is not None else self.base_rest
+            known = determined_value(b, out, [*shared, *own], exactness, self.solver,
                                      min(timeout, EXACT_RANGE_SECONDS), seed=self.seed,
                                      completion=self.completion,
                                      witnesses=[*self.base_definitions, *enc.definitions],
-                                     ask_range=_rechecked(expr, self.case.row))
+                                     ask_range=_rechecked(expr, self.case.row),
+                                     settled=self.settled)
             # a witnessed value is one admissible value, not the only one: a mismatch
             # (or a sampled case) is for the solver to judge
             if known is not None and not (known.witnessed and (
