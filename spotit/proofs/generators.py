@@ -66,8 +66,11 @@ text_values = st.one_of(st.sampled_from(EDGE_TEXTS),
 int_values = st.one_of(st.sampled_from(EDGE_INTS), st.integers(-1000, 1000))
 real_values = st.one_of(st.sampled_from(EDGE_REALS),
                         st.integers(-400, 400).map(lambda x: x / 8))
+# leap days and month ends: where adding months, years or days overflows a month
 dates = st.one_of(st.sampled_from([date(2000, 2, 29), date(2020, 2, 29), date(1999, 12, 31),
-                                   date(2021, 1, 1), date(1900, 3, 1)]),
+                                   date(2021, 1, 1), date(1900, 3, 1), date(2021, 1, 31),
+                                   date(2020, 3, 31), date(2021, 5, 31), date(2019, 8, 30),
+                                   date(2020, 10, 31)]),
                   st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 31)))
 datetimes = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)).map(
     lambda d: d.replace(microsecond=0))
@@ -95,11 +98,11 @@ _DOMAIN_VALUES = {
 
 
 def cell(declared: str) -> st.SearchStrategy:
-    """A value of a column with this declared type (NULL included; less often in a
-    collated column, whose text is what collation checks need)."""
-    if "COLLATE" in declared:
-        return st.one_of(_DOMAIN_VALUES[declared], _DOMAIN_VALUES[declared], st.none())
-    return st.one_of(st.none(), _DOMAIN_VALUES[declared])
+    """A value of a column with this declared type, NULL one time in four: an
+    operator's edge cases (a half to round, a negative start) are values, and a row
+    of NULLs hides them all."""
+    values = _DOMAIN_VALUES[declared]
+    return st.one_of(st.none(), values, values, values)
 
 
 def fuzz_rows(data: str = "declared") -> st.SearchStrategy[tuple]:
@@ -184,10 +187,19 @@ COLLATED_OPERANDS = ("sn", "sr", "gs", "s COLLATE NOCASE", "s COLLATE RTRIM",
                      "sn COLLATE BINARY", "+sn", "CAST(sr AS TEXT)", "(sn)")
 
 
+# columns whose numbers a comparison with text may convert (affinity) or not
+NUMERIC_COLUMNS = ("i", "r", "n", "gi", "gn", "a")
+
+
 def _compare(draw: Draw, sub: Expr, kind: str) -> str:
-    if draw(st.booleans()):
+    form = draw(st.integers(0, 3))
+    if form <= 1:
         return collated_comparison(draw, sub, kind)
     op = draw(st.sampled_from(COMPARE_OPS))
+    if form == 2:  # a number against a spelling of itself: affinity decides
+        column = draw(st.sampled_from(NUMERIC_COLUMNS))
+        x, y = column, draw(sub(f"variant:{column}"))
+        return f"({x} {op} {y})" if draw(st.booleans()) else f"({y} {op} {x})"
     left_kind = draw(st.sampled_from(("num", "text", "any", "date")))
     return f"({draw(sub(left_kind))} {op} {draw(sub(left_kind))})"
 
@@ -241,7 +253,7 @@ def _like(draw: Draw, sub: Expr, kind: str) -> str:
     if form >= 4:  # a column against its own value in another case or with spaces
         column = draw(st.sampled_from(("s", "sn", "sr", "a")))
         pattern = draw(sub(f"variant:{column}"))
-        if form == 5 and ("%" in pattern or "_" in pattern):
+        if "%" in pattern or "_" in pattern:
             # the value as a pattern, its wildcards escaped: ESCAPE on real text
             escaped = pattern.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             return f"({column} {neg}LIKE {escaped} ESCAPE '\\')"
@@ -386,10 +398,14 @@ def focused_expressions(related: Related | None = None, depth: int = 2
                         ) -> st.SearchStrategy[str]:
     """An expression whose outermost operator or function is drawn uniformly over all of
     them: each gets its share, where a free draw of operators reaches a given function
-    (SUBSTR, ROUND) in a handful of expressions a minute. It reads a column: a closed
-    expression is folded by SQLite itself (Encoder._fold) and checks no encoding."""
+    (SUBSTR, ROUND) in a handful of expressions a minute. Half of them apply it to
+    columns and literals directly (a row's edge value reaches it as it is). It reads a
+    column: a closed expression is folded by SQLite itself (Encoder._fold) and checks
+    no encoding."""
     return st.sampled_from(scalar_operator_names()).flatmap(
-        lambda name: expressions("any", depth, name, related)).filter(reads_a_column)
+        lambda name: st.one_of(expressions("any", 1, name, related),
+                               expressions("any", depth, name, related))
+    ).filter(reads_a_column)
 
 
 _STRING_LITERAL = re.compile(r"'(?:[^']|'')*'")
@@ -416,9 +432,20 @@ def variants(texts) -> tuple[str, ...]:
 
 
 def related_texts(columns: tuple[tuple[str, str], ...], row: tuple) -> Related:
-    """Per text value of the row, its variants (see ``variants``)."""
-    return {name: variants([v]) for (name, _), v in zip(columns, row, strict=True)
-            if isinstance(v, str)}
+    """Per text value of the row, its variants (see ``variants``); per number, texts
+    that spell it (``numeric_texts``), which affinity may or may not equate with it."""
+    return {name: variants([v]) if isinstance(v, str) else numeric_texts(v)
+            for (name, _), v in zip(columns, row, strict=True)
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+
+
+def numeric_texts(v: int | float) -> tuple[str, ...]:
+    """Texts spelling the number ``v`` as SQLite would, with a leading space, with a
+    fraction or a trailing rest: ``i = '5'`` is TRUE in an INTEGER column (numeric
+    affinity), ``'5.0'`` too, ``' 5'`` also, ``'5x'`` not."""
+    text = repr(v) if isinstance(v, float) else str(v)
+    whole = f"{v}.0" if isinstance(v, int) else text
+    return tuple(dict.fromkeys((text, whole, f" {text}", f"{text}x")))
 
 
 def leaf(kind: str, related: Related | None = None) -> st.SearchStrategy[str]:
