@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -254,23 +255,76 @@ def cmd_fuzz(args) -> int:
     if args.minutes is not None and args.minutes <= 0:
         raise SystemExit("spotit: error: --minutes must be positive")
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
-    progress = None if args.json else (lambda line: print(line, file=sys.stderr, flush=True))
+    say = None if args.json else (lambda line: print(line, file=sys.stderr, flush=True))
     if args.jobs is not None and args.jobs < 1:
         raise SystemExit("spotit: error: --jobs must be at least 1")
-    seeds = _fuzz_seeds(args, progress)
+    seeds = _fuzz_seeds(args, say)
+    # on a terminal a progress bar; else a line a round (one process) or every half
+    # minute (workers); OUT/status.json holds the counts so far either way
+    bar = None if args.json else _fuzz_bar(args.checks, args.minutes)
+    progress = None if bar is not None else say
+    on_status = bar if bar is not None else (_every(30.0, _status_line, say)
+                                              if say and args.jobs and args.jobs > 1 else None)
+    common = dict(examples=args.examples, minutes=args.minutes, checks=args.checks,
+                  seed=args.seed, solvers=solvers, only=args.only, out_dir=str(args.out),
+                  progress=progress, seeds=seeds, status=Path(args.out) / "status.json",
+                  on_status=on_status)
     if args.jobs and args.jobs > 1:
         from spotit.proofs.fuzz import fuzz_in_parallel
 
-        report = fuzz_in_parallel(jobs=args.jobs, examples=args.examples, minutes=args.minutes,
-                                  checks=args.checks, seed=args.seed, solvers=solvers,
-                                  only=args.only, out_dir=str(args.out), progress=progress,
-                                  seeds=seeds)
+        report = fuzz_in_parallel(jobs=args.jobs, **common)
     else:
-        report = fuzz(examples=args.examples, minutes=args.minutes, checks=args.checks,
-                      seed=args.seed, solvers=solvers, only=args.only, out_dir=args.out,
-                      progress=progress, seeds=seeds)
+        report = fuzz(**common)
     print(json.dumps(report.to_json(), default=str) if args.json else report.summary())
     return 1 if report.discrepancies else 0
+
+
+def _fuzz_bar(checks: int | None, minutes: float | None):
+    """A progress bar on stderr for a fuzz run, when it is a terminal: checks done of
+    ``--checks``, or seconds of ``--minutes``; discrepancies and part counts beside."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bar: dict = {}
+
+    def update(status: dict) -> None:
+        done = status["expressions_checked"] + status["windows_checked"] + \
+            status["relations_checked"] + status["tables_checked"]
+        if "bar" not in bar:
+            total = checks if checks is not None else (round(minutes * 60) if minutes else None)
+            bar["bar"] = tqdm(total=total, unit="check" if checks is not None or not minutes
+                              else "s", file=sys.stderr, dynamic_ncols=True)
+        b = bar["bar"]
+        b.update((done if checks is not None or not minutes
+                  else min(b.total, round(status["seconds"]))) - b.n)
+        b.set_postfix_str(_status_line(status, short=True))
+        if status.get("finished"):
+            b.close()
+
+    return update
+
+
+def _status_line(status: dict, short: bool = False) -> str:
+    """A fuzz run's counts so far (``OUT/status.json``) in one line."""
+    done = (status["expressions_checked"] + status["windows_checked"]
+            + status["relations_checked"] + status["tables_checked"])
+    line = (f"{status['discrepancies']} discrepancies, {status['query_pairs_checked']} "
+            f"pairs, {status['inconclusive']} inconclusive")
+    return line if short else f"{done} Thm 1/2 checks in {status['seconds']:.0f} s: {line}"
+
+
+def _every(seconds: float, render, say):
+    """``say(render(status))`` at most once every ``seconds``, and at the end."""
+    last = [0.0]
+
+    def update(status: dict) -> None:
+        now = time.monotonic()
+        if status.get("finished") or now - last[0] >= seconds:
+            last[0] = now
+            say(render(status))
+
+    return update
 
 
 def _fuzz_seeds(args, progress):

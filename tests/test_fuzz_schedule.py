@@ -3,6 +3,7 @@ slow its cases are; an ``--examples`` run gives each part its example count."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from spotit.proofs import fuzz as F
@@ -17,6 +18,9 @@ class _Clock:
         self.now = 1000.0
 
     def monotonic(self):
+        return self.now
+
+    def time(self):
         return self.now
 
 
@@ -55,3 +59,36 @@ def test_an_examples_run_runs_every_part_in_rounds(monkeypatch):
     for part in ("expression", "tables", "relation", "window", "rules"):
         assert searches[part] == -(-100 // F.BATCH[part]), (part, searches)
     assert searches["query_pair"] == -(-25 // F.BATCH["query_pair"])
+
+
+def test_a_run_writes_its_counts_as_it_goes(monkeypatch, tmp_path):
+    """Every STATUS_SECONDS the counts so far go to the status file (whole, replaced)
+    and to ``on_status``; the last says finished and holds the report's counts."""
+    _fake_parts(monkeypatch)
+    seen = []
+    report = F.fuzz(minutes=1, solvers=("z3",), out_dir="unused",
+                    status=tmp_path / "status.json", on_status=seen.append)
+    assert len(seen) > 10 and not any(s["finished"] for s in seen[:-1]) and seen[-1]["finished"]
+    counts = [s["expressions_checked"] for s in seen]
+    assert counts == sorted(counts) and counts[0] < counts[-1]
+    written = json.loads((tmp_path / "status.json").read_text())
+    assert written["finished"] and written["expressions_checked"] == report.expressions_checked
+
+
+def test_a_case_checked_before_in_the_run_is_not_checked_again():
+    """Every Hypothesis search starts from its simplest example (a row of NULLs), the
+    same each time: after the first, it is skipped and not counted."""
+    from hypothesis import strategies as st
+
+    seen: dict = {}
+    checked = []
+
+    def check(case):
+        checked.append(case)
+        return "ok", None
+
+    fresh = lambda case: not F.seen_before(seen, "tables", "z3", case)  # noqa: E731
+    first = F._search(st.integers(0, 3), check, 3, seed=1, stop_at=None, fresh=fresh)
+    again = F._search(st.integers(0, 3), check, 3, seed=2, stop_at=None, fresh=fresh)
+    assert first[0] == 3 and len(checked) == len(set(checked))  # no case twice
+    assert again[0] == len(checked) - 3 <= 1  # only what the first did not see

@@ -184,6 +184,12 @@ def test_fuzz_jobs_split_the_budget_and_add_up(tmp_path, capsys):
         assert both[name] == sum(getattr(r, name) for r in alone) > 0
     assert both["discrepancies"] == sum(len(r.discrepancies) for r in alone)
     assert status == (1 if both["discrepancies"] else 0)
+    # the counts as the run went: each worker's file, and their sum, final at the end
+    final = json.loads((tmp_path / "status.json").read_text())
+    workers = [json.loads((tmp_path / f"status-{i}.json").read_text()) for i in range(2)]
+    assert final["finished"] and all(w["finished"] for w in workers)
+    for name in ("expressions_checked", "tables_checked", "query_pairs_checked"):
+        assert final[name] == both[name] == sum(w[name] for w in workers)
 
 
 def test_fuzz_cli_rejects_an_unknown_operator(capsys):

@@ -188,25 +188,30 @@ class _Completed:
         # their points here while the solver chooses others need not be one function
         plain = Evaluator(self.b.m.env, self.values)
         rest = [r for f in assertions if not (r := plain.simplify(f)).is_true()]
-        if not rest:
+        if not rest or self.model(rest) is not None:
             return []
+        return rest
+
+    def model(self, assertions: Sequence[FNode]) -> dict[FNode, FNode] | None:
+        """These values extended to a model of ``assertions`` (the functions read as
+        SQLite computes them), or None if that finds none."""
         values = dict(self.values)
-        left = self._left(values, rest)
+        left = self._left(values, assertions)
         if not left:
-            return []
+            return values
         if any(g.is_false() for g in left):
-            return rest
+            return None
         # symbols nothing computes (a flag the completion's model did not name): the
         # plainest value of their sort, then what follows from it
         defined = {s for d in self.witnesses for s in d.symbols}
-        defined.update(s for s, _ in _definitions(rest, values))
+        defined.update(s for s, _ in _definitions(assertions, values))
         free = [s for s in collect_symbols(left) if s not in values and s not in defined
                 and not s.get_type().is_function_type()]
         if free:
             values.update((s, _plain(self.b, s)) for s in free)
-            if not self._left(values, rest):
-                return []
-        return rest
+            if not self._left(values, assertions):
+                return values
+        return None
 
     def _left(self, values: dict[FNode, FNode], assertions: Sequence[FNode]) -> list[FNode]:
         """Extend ``values`` by what definitions and witnesses compute, and return what
@@ -248,18 +253,23 @@ def _has_model(assertions: Sequence[FNode], complete: _Completed, solver: str,
     return satisfiable([*shared, *assertions], solver, timeout)
 
 
-def completion(b: Builder, assertions: Sequence[FNode], solver: str, timeout: float
-               ) -> dict[FNode, FNode]:
+def completion(b: Builder, assertions: Sequence[FNode], solver: str, timeout: float,
+               witnesses: Sequence[Definition] = ()) -> dict[FNode, FNode]:
     """A model of ``assertions`` as symbol -> constant (empty if none is found in
     ``timeout``): for a pinned row, values of what the pins leave free, such as the
     payload of a NULL cell. Any one model will do; it only helps show leftovers
-    satisfiable (``_has_model``), so a wrong or missing one costs time, not soundness."""
+    satisfiable (``_has_model``), so a wrong or missing one costs time, not soundness.
+    Python's first (the ``witnesses`` and SQLite's reading of the functions: a text
+    read as a number, a rounding), the solver's when that finds none."""
     from spotit.smt.printer import SmtLibWriter
     from spotit.solvers import get_solver
     from spotit.solvers.base import Status
 
     if not assertions:
         return {}
+    computed = _Completed(b, {}, witnesses).model(assertions)
+    if computed is not None:
+        return computed
     symbols = {s.symbol_name(): s for s in collect_symbols(assertions)
                if not s.get_type().is_function_type()}
     res = get_solver(solver).check(SmtLibWriter().script(assertions), timeout=timeout)

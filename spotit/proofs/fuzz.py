@@ -10,7 +10,11 @@ than SAT/UNSAT (timeouts) are counted as inconclusive, never as agreement.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
+import os
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -70,11 +74,12 @@ SOLVER_TIMEOUT = 2.0
 # inconclusive; at the verifier's own 30 s a handful of such pairs took most of a run
 PAIR_TIMEOUT = 8.0
 # the share of a timed run's wall clock each part gets (``--minutes``, ``--checks``): most
-# planted bugs show in single expressions, checked by the hundred a minute; end-to-end
-# pairs take seconds each and would otherwise take the run. ``--examples`` runs give
-# each part its example count instead, in rounds (deterministic).
-TIME_SHARES = {"expression": 0.40, "query_pair": 0.22, "relation": 0.12, "window": 0.10,
-               "tables": 0.10, "rules": 0.06}
+# planted bugs show in single expressions, checked by the hundred a minute, or in
+# queries on pinned tables (NULL groups, ties); end-to-end pairs take seconds each and
+# would otherwise take the run. ``--examples`` runs give each part its example count
+# instead, in rounds (deterministic).
+TIME_SHARES = {"expression": 0.42, "relation": 0.18, "query_pair": 0.15, "window": 0.10,
+               "tables": 0.08, "rules": 0.07}
 
 
 @dataclass
@@ -108,6 +113,8 @@ class FuzzReport:
     coverage: dict[str, Counter] = field(default_factory=dict)
     expected_operators: frozenset[str] = frozenset()  # those a warning names when unused
     seeds: SeedSet | None = None  # a user's seed queries for the end-to-end part
+    # hashes of the cases checked, per (part, solver): a repeat is not checked again
+    seen: dict[tuple[str, str], set[int]] = field(default_factory=dict, repr=False)
 
     @property
     def theorem_checks(self) -> int:
@@ -137,6 +144,7 @@ class FuzzReport:
             "discrepancies": len(self.discrepancies),
             "crashes": self.crashes,
             "spurious_rate": round(self.spurious_rate, 4),
+            "spurious_pairs": self.spurious_pairs,
             "reproducers": [d.reproducer for d in self.discrepancies],
             "discrepancy_details": [d.__dict__ for d in self.discrepancies],
             "inconclusive": self.inconclusive,
@@ -214,11 +222,32 @@ class _Found(Exception):
     """Raised inside a Hypothesis property to make it shrink and stop."""
 
 
+SEEN_LIMIT = 1_000_000  # cases remembered per part and solver (then forgotten, and again)
+
+
+def seen_before(seen: dict[tuple[str, str], set[int]], part: str, solver: str, case: Any
+                ) -> bool:
+    """Whether this run checked ``case`` already (and remember it now, in ``seen``).
+    Each search begins with Hypothesis's simplest example -- the same one every time:
+    a row of NULLs, the first seed query -- and repeats others now and then; checked
+    again they cost time and add nothing, and are not counted."""
+    cases = seen.setdefault((part, solver), set())
+    key = hash(repr(case))
+    if key in cases:
+        return True
+    if len(cases) >= SEEN_LIMIT:
+        cases.clear()
+    cases.add(key)
+    return False
+
+
 def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, Any]],
-            examples: int, seed: int, stop_at: float | None, shrink: bool = True
-            ) -> tuple[int, Any, Any]:
-    """Run ``check_one`` on up to ``examples`` cases; return (checked, case, outcome)
-    where case/outcome are the (with ``shrink``, shrunk) failing example, or None."""
+            examples: int, seed: int, stop_at: float | None, shrink: bool = True,
+            fresh: Callable[[Any], bool] | None = None) -> tuple[int, Any, Any]:
+    """Run ``check_one`` on up to ``examples`` cases (one more: the simplest, which
+    ``fresh`` usually skips); return (checked, case, outcome) where case/outcome are
+    the (with ``shrink``, shrunk) failing example, or None. ``fresh``: whether a case
+    is worth checking (not one checked before)."""
     state: dict[str, Any] = {"checked": 0, "failure": None, "found_at": None}
 
     def prop(case):
@@ -230,6 +259,9 @@ def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, A
                 return  # enough shrinking: every smaller candidate now "passes"
         elif stop_at is not None and time.monotonic() > stop_at:
             return
+        if failure is None and fresh is not None and (state["checked"] >= examples
+                                                       or not fresh(case)):
+            return  # (while shrinking, a smaller case is checked even if seen)
         state["checked"] += 1
         kind, outcome = check_one(case)
         if kind in FAILURES:
@@ -237,7 +269,7 @@ def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, A
             state["found_at"] = state["found_at"] or time.monotonic()
             raise _Found
 
-    test = settings(max_examples=examples, database=None, deadline=None,
+    test = settings(max_examples=examples + (fresh is not None), database=None, deadline=None,
                     phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
                     print_blob=False,
                     suppress_health_check=list(HealthCheck))(given(strategy)(prop))
@@ -256,7 +288,9 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
          checks: int | None = None, seed: int = 0,
          solvers: tuple[str, ...] = ("z3",), only: str | None = None,
          out_dir: str | Path = "spotit-fuzz", progress: Callable[[str], None] | None = None,
-         first_only: bool = False, seeds: SeedSet | None = None) -> FuzzReport:
+         first_only: bool = False, seeds: SeedSet | None = None,
+         status: str | Path | None = None,
+         on_status: Callable[[dict[str, Any]], None] | None = None) -> FuzzReport:
     """Fuzz the encoder; stop after ``examples`` per claim and solver, or ``minutes``.
 
     With ``only`` (an operator or function name) only expressions whose outermost
@@ -267,7 +301,9 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
     and Thm 2 checks are done (``FuzzReport.theorem_checks``), the parts taking their
     usual shares of each round (query pairs and rules included). ``seeds``: end-to-end
     query pairs are mutants of these (a user's queries) instead of the bundled seeds;
-    ``only="QUERIES"`` runs the end-to-end part alone.
+    ``only="QUERIES"`` runs the end-to-end part alone. ``status``: a file the counts so
+    far are written to every ``STATUS_SECONDS`` (``write_status``); ``on_status`` is
+    called with them (a progress bar).
     """
     if examples is None and minutes is None and checks is None:
         examples = 100
@@ -336,6 +372,22 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
             if report.first_found is None and outcome.kind != CRASH:
                 report.first_found = time.monotonic() - start
             _record(report, part, solver, case, outcome, out_dir)
+        report_status()
+
+    last_status = [start]
+
+    def report_status(final: bool = False) -> None:
+        now = time.monotonic()
+        if status is None and on_status is None:
+            return
+        if not final and now - last_status[0] < STATUS_SECONDS:
+            return
+        last_status[0] = now
+        report.seconds = now - start
+        data = (write_status(status, report, final) if status is not None
+                else {**report.to_json(), "finished": final})
+        if on_status is not None:
+            on_status(data)
 
     round_no = 0
     while not finished():
@@ -360,16 +412,21 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
                      f"query pairs, {report.rules_checked} rule queries, "
                      f"{len(report.discrepancies)} discrepancies")
     report.seconds = time.monotonic() - start
+    report_status(final=True)
     return report
 
 
 def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float | None = None,
                      checks: int | None = None, seed: int = 0,
                      progress: Callable[[str], None] | None = None,
+                     status: str | Path | None = None,
+                     on_status: Callable[[dict[str, Any]], None] | None = None,
                      **kwargs: Any) -> FuzzReport:
     """``fuzz`` in ``jobs`` worker processes, one seed each (``seed * 1000 + i``), the
     example budget split between them; the report holds the totals. A worker that dies
-    is a crash of the harness, and the others' results are kept."""
+    is a crash of the harness, and the others' results are kept. While they run, the
+    workers' counts (``status``-``i`` files beside ``status``) are summed into
+    ``status`` and passed to ``on_status`` every ``STATUS_SECONDS``."""
     from spotit.experiments.batch import Task, run_batch
 
     if examples is None and minutes is None and checks is None:
@@ -377,44 +434,104 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
     share = math.ceil(examples / jobs) if examples is not None else None
     checks_share = math.ceil(checks / jobs) if checks is not None else None
     limit = minutes * 60 + 600 if minutes is not None else 7 * 24 * 3600.0
+    status = Path(status) if status is not None else None
+    worker_status = [status.with_name(f"{status.stem}-{i}{status.suffix}") if status else None
+                     for i in range(jobs)]
+    for path in worker_status:  # a previous run's, in the same directory
+        if path is not None:
+            path.unlink(missing_ok=True)
     tasks = [Task(i, _fuzz_worker, ({**kwargs, "examples": share, "minutes": minutes,
-                                     "checks": checks_share,
+                                     "checks": checks_share, "status": worker_status[i],
                                      "seed": seed * 1000 + i},), limit) for i in range(jobs)]
-    total = FuzzReport(solvers=tuple(kwargs.get("solvers", ("z3",))), seed=seed, jobs=jobs,
-                       seeds=kwargs.get("seeds"),
-                       expected_operators=frozenset(reach.expected_operators()
-                                                    if kwargs.get("only") is None else ()))
+
+    def empty() -> FuzzReport:
+        return FuzzReport(solvers=tuple(kwargs.get("solvers", ("z3",))), seed=seed, jobs=jobs,
+                          seeds=kwargs.get("seeds"),
+                          expected_operators=frozenset(reach.expected_operators()
+                                                       if kwargs.get("only") is None else ()))
+
+    total = empty()
     start = time.monotonic()
-    for i, out in run_batch(tasks, workers=jobs, memory_mb=None):
-        if "report" not in out:
-            total.discrepancies.append(Discrepancy(
-                "harness", "any", f"worker {i} (seed {seed * 1000 + i}): "
-                f"{out.get('reason', 'died')}", "", CRASH))
-            continue
-        part = out["report"]
-        for name in ("expressions_checked", "windows_checked", "relations_checked",
-                     "tables_checked",
-                     "query_pairs_checked", "rules_checked",
-                     "inconclusive", "unsupported", "spurious_pairs"):
-            setattr(total, name, getattr(total, name) + part[name])
-        for rule, n in part["rule_cases"].items():
-            total.rule_cases[rule] = total.rule_cases.get(rule, 0) + n
-        for kind, counts in part.get("coverage", {}).items():
-            total.coverage.setdefault(kind, Counter()).update(counts)
-        total.discrepancies += [Discrepancy(**d) for d in part["discrepancy_details"]]
-        if progress is not None:
-            progress(f"worker {i} (seed {seed * 1000 + i}) done: "
-                     f"{part['expressions_checked']} expressions, "
-                     f"{part.get('windows_checked', 0)} window calls, {part['tables_checked']} "
-                     f"table pairs, {part['query_pairs_checked']} query pairs, "
-                     f"{len(part['discrepancy_details'])} discrepancies")
+    finished: list[tuple[int, dict]] = []
+
+    def collect() -> None:
+        for i, out in run_batch(tasks, workers=jobs, memory_mb=None):
+            finished.append((i, out))
+
+    runner = threading.Thread(target=collect, name="fuzz-workers", daemon=True)
+    runner.start()
+    reported = 0
+    while runner.is_alive() or reported < len(finished):
+        runner.join(timeout=STATUS_SECONDS)
+        for i, out in finished[reported:]:
+            _merge(total, i, seed, out)
+            if progress is not None and "report" in out:
+                part = out["report"]
+                progress(f"worker {i} (seed {seed * 1000 + i}) done: "
+                         f"{part['expressions_checked']} expressions, "
+                         f"{part.get('windows_checked', 0)} window calls, "
+                         f"{part['tables_checked']} table pairs, "
+                         f"{part['query_pairs_checked']} query pairs, "
+                         f"{len(part['discrepancy_details'])} discrepancies")
+        reported = len(finished)
+        if status is not None and runner.is_alive():
+            live = empty()
+            done = {i for i, _ in finished}
+            for i, out in finished:
+                _merge(live, i, seed, out)
+            for i, path in enumerate(worker_status):
+                if i not in done and path is not None and path.exists():
+                    with contextlib.suppress(OSError, ValueError):  # gone: next time
+                        _merge(live, i, seed, {"report": json.loads(path.read_text())})
+            live.seconds = time.monotonic() - start
+            data = write_status(status, live, finished=False)
+            if on_status is not None:
+                on_status(data)
     total.seconds = time.monotonic() - start
+    if status is not None:
+        data = write_status(status, total, finished=True)
+        if on_status is not None:
+            on_status(data)
     return total
 
 
+def _merge(total: FuzzReport, i: int, seed: int, out: dict[str, Any]) -> None:
+    """Add a worker's counts (``FuzzReport.to_json``) to ``total``; a worker that died
+    is a crash of the harness."""
+    if "report" not in out:
+        total.discrepancies.append(Discrepancy(
+            "harness", "any", f"worker {i} (seed {seed * 1000 + i}): "
+            f"{out.get('reason', 'died')}", "", CRASH))
+        return
+    part = out["report"]
+    for name in ("expressions_checked", "windows_checked", "relations_checked",
+                 "tables_checked", "query_pairs_checked", "rules_checked",
+                 "inconclusive", "unsupported", "spurious_pairs"):
+        setattr(total, name, getattr(total, name) + part[name])
+    for rule, n in part["rule_cases"].items():
+        total.rule_cases[rule] = total.rule_cases.get(rule, 0) + n
+    for kind, counts in part.get("coverage", {}).items():
+        total.coverage.setdefault(kind, Counter()).update(counts)
+    total.discrepancies += [Discrepancy(**d) for d in part["discrepancy_details"]]
+
+
 def _fuzz_worker(kwargs: dict[str, Any]) -> dict[str, Any]:
-    report = fuzz(**kwargs)
-    return {"report": {**report.to_json(), "spurious_pairs": report.spurious_pairs}}
+    return {"report": fuzz(**kwargs).to_json()}
+
+
+STATUS_SECONDS = 2.0  # how often a run rewrites its status file (docs/fuzz.md)
+
+
+def write_status(path: str | Path, report: FuzzReport, finished: bool) -> dict[str, Any]:
+    """Write ``report``'s counts so far to ``path`` (replaced whole: a reader never
+    sees half a file; a killed run leaves its last counts); return them."""
+    data = {**report.to_json(), "finished": finished, "updated": time.time()}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, default=str), encoding="utf-8")
+    os.replace(tmp, path)
+    return data
 
 
 _PART_SALT = {"expression": 0, "tables": 1, "query_pair": 2, "window": 3, "rules": 4,
@@ -450,7 +567,8 @@ def _tally(report: FuzzReport, outcome):
 def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | None,
               only: str | None, report: FuzzReport, shrink: bool = True,
               seeds: tuple[Seed, ...] = ()):
-    search = partial(_search, shrink=shrink)
+    search = partial(_search, shrink=shrink,
+                     fresh=lambda case: not seen_before(report.seen, part, solver, case))
 
     if part == "expression":
         # the row first: the expression's literals may be variants of its texts
@@ -547,14 +665,14 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
 
 
 def row_expressions(only: str | None, related) -> st.SearchStrategy[str]:
-    """The Thm 1 expressions of a row: of each kind, and (without ``only``) two in
-    three focused on an operator or function drawn uniformly (``focused_expressions``:
+    """The Thm 1 expressions of a row: of each kind, and (without ``only``) three in
+    four focused on an operator or function drawn uniformly (``focused_expressions``:
     each operator's edge cases need its share of a run's expressions)."""
     free = st.sampled_from(EXPRESSION_KINDS).flatmap(lambda k: expressions(k, 3, only, related))
     if only is not None:
         return free
     focused = focused_expressions(related)
-    return st.one_of(focused, focused, free)
+    return st.one_of(focused, focused, focused, free)
 
 
 def _record(report: FuzzReport, part: str, solver: str, case, outcome, out_dir) -> None:

@@ -67,6 +67,7 @@ WITNESS_RECHECK = 16
 # already, a slow answer only leaves exactness unchecked (at the case's own timeout
 # these few cases took half of the fuzz's expression time)
 RECHECK_SECONDS = 1.0
+HARD_ROW_SECONDS = 0.5  # per solver call on a row the solver could not complete
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,7 @@ class _PinnedRow:
         self.seed = forced(b, self.base) if solver_free else None
         self.completion: dict = {}
         self.settled: Settled | None = None
+        self.hard = False
         if self.seed is not None:
             # what the pins leave of the shared assertions (the payload of a NULL cell)
             ev = Evaluator(b.m.env, self.seed)
@@ -191,11 +193,16 @@ class _PinnedRow:
             ranged = [r for f in self.base_exactness if not (r := ev.simplify(f)).is_true()]
             if ranged:
                 self.completion = completion(b, [*self.base_rest, *ranged], solver,
-                                             EXACT_RANGE_SECONDS)
+                                             EXACT_RANGE_SECONDS, self.base_definitions)
             if not self.completion:
-                self.completion = completion(b, self.base_rest, solver, EXACT_RANGE_SECONDS)
+                self.completion = completion(b, self.base_rest, solver, EXACT_RANGE_SECONDS,
+                                             self.base_definitions)
             # what the completion satisfies is not evaluated again for every expression
             self.settled = Settled.of(b, self.base_rest, {**self.completion, **self.seed})
+            # leftovers neither Python nor the solver could complete: each expression's
+            # solver calls will mostly run out of time too (a row of twelve took 34 s);
+            # they get HARD_ROW_SECONDS (an UNSAT, the finding, comes quickly)
+            self.hard = bool(self.base_rest) and not self.completion
 
     def expected(self, expr: str) -> object:
         from spotit.frontend.now import pin_now
@@ -203,6 +210,8 @@ class _PinnedRow:
         return self.conn.execute(pin_now(f"SELECT {expr} FROM t", self.case.now)).fetchone()[0]
 
     def check(self, expr: str, timeout: float, solver_free: bool) -> PinnedOutcome:
+        if self.hard:
+            timeout = min(timeout, HARD_ROW_SECONDS)
         try:
             expected = self.expected(expr)
         except (sqlite3.Error, OverflowError) as e:
