@@ -297,6 +297,15 @@ class Builder:
             return a
         return ops.int_div(a, self.int(n))
 
+    def int32(self, a: FNode) -> FNode:
+        """``a`` cut to a signed 32-bit integer, as C's ``(int)`` cut of a 64-bit one
+        (what ``sqlite3_value_int`` returns: ``SUBSTR('abc', 4294967298, 1)`` is
+        ``'b'``), folded on constants."""
+        if a.is_constant():
+            return self.int(((a.constant_value() + 2**31) % 2**32) - 2**31)
+        return self.minus(a, self.times(self.int(2**32), self.floordiv(
+            self.plus(a, self.int(2**31)), 2**32)))
+
     def floormod(self, a: FNode, n: int) -> FNode:
         """Remainder of ``floordiv`` (always in 0..n-1), folded on constants."""
         if a.is_constant():

@@ -309,13 +309,16 @@ def _int_arg(enc: Encoder, v: Value) -> tuple[FNode, FNode]:
 @function("SUBSTR", arity=(2, 3), arg_kinds=("text", "int", "int"))
 def fn_substr(enc: Encoder, args: list[Value]) -> Value:
     """SQLite's substr(): 1-based start, negative start from the end, start 0 takes
-    one character less, negative length takes the characters before start."""
+    one character less, negative length takes the characters before start. Start
+    and length are read with ``sqlite3_value_int``: cut to 32 bits (a length of
+    2147483648 is negative)."""
     b = enc.b
     shaped = _substr_of_shaped(enc, args)
     if shaped is not None:
         return shaped
     ns, s = _text(enc, args[0])
     np1, p1 = _int_arg(enc, args[1])
+    p1 = b.int32(p1)
     if planted("substr-negative-start"):
         p1 = b.ite(b.lt(p1, b.int(0)), b.neg(p1), p1)
     nulls = [ns, np1]
@@ -323,6 +326,7 @@ def fn_substr(enc: Encoder, args: list[Value]) -> Value:
     zero = b.int(0)
     if len(args) == 3:
         np2, p2raw = _int_arg(enc, args[2])
+        p2raw = b.int32(p2raw)
         nulls.append(np2)
         neg2 = b.lt(p2raw, zero)
         p2 = b.ite(neg2, b.neg(p2raw), p2raw)
