@@ -303,8 +303,9 @@ class Builder:
         ``'b'``), folded on constants."""
         if a.is_constant():
             return self.int(((a.constant_value() + 2**31) % 2**32) - 2**31)
-        return self.minus(a, self.times(self.int(2**32), self.floordiv(
-            self.plus(a, self.int(2**31)), 2**32)))
+        fits = self.and_(self.le(self.int(-(2**31)), a), self.lt(a, self.int(2**31)))
+        return self.ite(fits, a, self.minus(a, self.times(self.int(2**32), self.floordiv(
+            self.plus(a, self.int(2**31)), 2**32))))
 
     def floormod(self, a: FNode, n: int) -> FNode:
         """Remainder of ``floordiv`` (always in 0..n-1), folded on constants."""

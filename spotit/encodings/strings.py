@@ -323,6 +323,9 @@ def fn_substr(enc: Encoder, args: list[Value]) -> Value:
         p1 = b.ite(b.lt(p1, b.int(0)), b.neg(p1), p1)
     nulls = [ns, np1]
     length = b.str_len(s)
+    # no text SQLite holds is longer than its length limit: a start computed from the
+    # length (LENGTH(s) - 2) stays within 32 bits
+    enc.side.append(b.le(length, b.int(SQLITE_MAX_LENGTH)))
     zero = b.int(0)
     if len(args) == 3:
         np2, p2raw = _int_arg(enc, args[2])
