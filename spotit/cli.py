@@ -289,8 +289,7 @@ def _fuzz_bar(checks: int | None, minutes: float | None):
     bar: dict = {}
 
     def update(status: dict) -> None:
-        done = status["expressions_checked"] + status["windows_checked"] + \
-            status["relations_checked"] + status["tables_checked"]
+        done = _theorem_checks(status)
         if "bar" not in bar:
             total = checks if checks is not None else (round(minutes * 60) if minutes else None)
             bar["bar"] = tqdm(total=total, unit="check" if checks is not None or not minutes
@@ -307,11 +306,16 @@ def _fuzz_bar(checks: int | None, minutes: float | None):
 
 def _status_line(status: dict, short: bool = False) -> str:
     """A fuzz run's counts so far (``OUT/status.json``) in one line."""
-    done = (status["expressions_checked"] + status["windows_checked"]
-            + status["relations_checked"] + status["tables_checked"])
+    done = _theorem_checks(status)
     line = (f"{status['discrepancies']} discrepancies, {status['query_pairs_checked']} "
             f"pairs, {status['inconclusive']} inconclusive")
     return line if short else f"{done} Thm 1/2 checks in {status['seconds']:.0f} s: {line}"
+
+
+def _theorem_checks(status: dict) -> int:
+    """``FuzzReport.theorem_checks`` of a status object (Thm 1 and Thm 2 checks)."""
+    return (status["expressions_checked"] + status["windows_checked"]
+            + status["relations_checked"] + status["tables_checked"])
 
 
 def _every(seconds: float, render, say):
