@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pysmt.fnode import FNode
-from pysmt.typing import BOOL, INT, STRING, FunctionType
+from pysmt.typing import STRING, FunctionType
 
 from spotit import concrete
 from spotit.encodings import numtext, textorder
@@ -39,6 +39,9 @@ from spotit.encodings.values import (
 from spotit.ir.types import BINARY, INT64_MAX, INT64_MIN, Affinity, StorageClass
 from spotit.mutants import planted
 from spotit.smt import ops
+
+# sqlite3RealSameAsInt: CAST AS NUMERIC makes a whole double an INTEGER below 2**51
+SAME_AS_INT = 2**51
 
 if TYPE_CHECKING:
     from spotit.encodings.encoder import Encoder
@@ -182,7 +185,11 @@ def numeric_affinity(enc: Encoder, v: Value) -> Value:
     if not exact.is_true():
         enc.approximate("numeric affinity of long or exponent-form text",
                         _where(b, b.and_(b.not_(v.null), a.guard), exact))
-    is_int, int_v = _numeric_class(enc, s, nt)
+    # applyNumericAffinity: a plain integer that fits is an INTEGER, anything else the
+    # double it reads as ('1.0' compares as the REAL 1.0; stored_value makes a whole
+    # REAL an INTEGER where a column stores it)
+    is_int = numtext.integer_reading(enc, s, nt)
+    int_v = numtext.integer_prefix(enc, s, nt)
     real_v = parsed(enc, s, nt, b.and_(b.not_(v.null), a.guard))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
     alts = merge_alt(b, alts, Alt(INT_C, b.and_(a.guard, nt.well_formed, is_int), int_v))
@@ -223,7 +230,8 @@ def stored_value(enc: Encoder, v: Value, affinity: Affinity) -> Value:
     if r is None:
         return v
     whole = b.TRUE if is_integral(r.term) else ops.real_is_int(r.term)
-    integral = b.and_(whole, b.le(b.real(INT64_MIN), r.term), b.le(r.term, b.real(INT64_MAX)))
+    # sqlite3VdbeIntegerAffinity: neither end of the 64-bit range (ticket #3922)
+    integral = b.and_(whole, b.lt(b.real(INT64_MIN), r.term), b.lt(r.term, b.real(INT64_MAX)))
     alts = [a for a in v.alts if a.cls is not REAL_C]
     alts = merge_alt(b, alts, Alt(INT_C, b.and_(r.guard, integral), b.real_trunc(r.term)))
     alts = merge_alt(b, alts, Alt(REAL_C, b.and_(r.guard, b.not_(integral)), r.term))
@@ -305,8 +313,7 @@ def to_numeric(enc: Encoder, v: Value) -> Value:
     # no digit at all ('-.', '.e5', 'abc') reads as INTEGER 0, point or not; digits
     # alone are an INTEGER if they fit in 64 bits (19 digits may: '9223372036854775807'),
     # which past MAX_INT_DIGITS is the uninterpreted long_fits
-    is_int = b.or_(b.not_(nt.has_digits), b.and_(b.not_(nt.has_point), b.not_(nt.has_exponent),
-                                                 numtext.integer_fits(enc, s, nt)))
+    is_int = numtext.integer_reading(enc, s, nt)
     real_exact = nt.real_exact
     if not b.and_(nt.int_exact, real_exact).is_true():
         enc.approximate("numeric prefix of long or exponent-form text",
@@ -386,8 +393,15 @@ def cast_numeric(enc: Encoder, v: Value) -> Value:
     if not exact.is_true():
         enc.approximate("CAST AS NUMERIC of long or exponent-form text",
                         _where(b, b.and_(b.not_(v.null), a.guard), exact))
-    is_int, int_v = _numeric_class(enc, s, nt)
     real_v = parsed(enc, s, nt, b.and_(b.not_(v.null), a.guard))
+    # sqlite3VdbeMemNumerify: an integer prefix that fits is that INTEGER; else the
+    # double read is an INTEGER when whole and within 2**51 ('1.0', '1.5e2', even
+    # '1.00000000000000001'), a REAL otherwise ('123456789012345678.0')
+    prefix_int = numtext.integer_reading(enc, s, nt)
+    whole = b.and_(b.or_(nt.has_point, nt.has_exponent), ops.real_is_int(real_v),
+                   b.le(b.real(-SAME_AS_INT), real_v), b.lt(real_v, b.real(SAME_AS_INT)))
+    is_int = b.or_(prefix_int, whole)
+    int_v = b.ite(prefix_int, numtext.integer_prefix(enc, s, nt), b.real_trunc(real_v))
     alts = [x for x in v.alts if x.cls is not TEXT_C]
     alts = merge_alt(b, alts, Alt(INT_C, b.and_(a.guard, is_int), int_v))
     alts = merge_alt(b, alts, Alt(REAL_C, b.and_(a.guard, b.not_(is_int)), real_v))
@@ -412,17 +426,6 @@ def truth_of(enc: Encoder, v: Value) -> Truth:
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def _numeric_class(enc: Encoder, s: FNode, nt) -> tuple[FNode, FNode]:
-    """NUMERIC reading of text: INTEGER when the number is integral and fits
-    ('1.0' -> 1, '1.5e2' -> 150), else REAL. With an exponent the class and the
-    integer are uninterpreted (over-approximation)."""
-    b = enc.b
-    plain = b.and_(b.or_(b.not_(nt.has_point), nt.fraction_is_zero), nt.int_exact)
-    is_int = b.ite(nt.has_exponent, numtext.uf(enc, "num_is_int", BOOL, s), plain)
-    int_v = b.ite(nt.has_exponent, numtext.uf(enc, "num_int", INT, s), nt.int_value)
-    return is_int, int_v
 
 
 def shaped_to_int(b: Builder, v: Value, *, dates: bool) -> Value:

@@ -163,6 +163,15 @@ def integer_fits(enc, s: FNode, nt: NumericText) -> FNode:
     return enc.b.ite(nt.int_exact, enc.b.TRUE, uf(enc, "long_fits", BOOL, s))
 
 
+def integer_reading(enc, s: FNode, nt: NumericText) -> FNode:
+    """Whether SQLite reads ``s``'s numeric prefix as an INTEGER (computeNumericType):
+    no digit at all ('abc', '-.', '.e5' are 0), or digits with neither '.' nor an
+    exponent that fit in 64 bits ('12abc'; 19 digits may fit)."""
+    b = enc.b
+    return b.or_(b.not_(nt.has_digits), b.and_(b.not_(nt.has_point), b.not_(nt.has_exponent),
+                                               integer_fits(enc, s, nt)))
+
+
 def integer_prefix(enc, s: FNode, nt: NumericText) -> FNode:
     """The integer prefix of ``s``: exact up to MAX_INT_DIGITS digits, the
     uninterpreted ``int_prefix`` beyond."""
@@ -176,4 +185,4 @@ def uf(enc, name: str, ret, arg: FNode) -> FNode:
 
 
 __all__ = ["BOOL", "INT", "REAL", "NumericText", "decompose", "integer_fits",
-           "integer_prefix", "uf"]
+           "integer_prefix", "integer_reading", "uf"]
