@@ -38,8 +38,10 @@ def test_hand_checked_queries():
 def _agree(fast, slow) -> bool:
     if slow.kind == "error":  # the solver timed out: nothing to compare
         return True
-    return (fast.kind, fast.exact) == (slow.kind, slow.exact) or (
-        fast.kind == slow.kind == "ok" and not slow.exact)  # exactness not checked in time
+    # the same verdict. Exactness may differ either way without a wrong claim: the
+    # solver may not finish its exactness check in time, and the evaluated path may not
+    # place a value in the exact range (REAL text: GROUP_CONCAT(r) over NULL and 0.5)
+    return fast.kind == slow.kind
 
 
 @SAMPLE

@@ -54,14 +54,24 @@ EDGE_TEXTS = ("", " ", "a", "A", "abc", "aBc", "ABC", "a b", " a ", "%", "_", "a
               "12abc", "+-", "-3", "1.5", "  7", "0x10", "1e3", ".5", "2020-02-29",
               "2019-13-01", "2021-06-30 23:59:59", "2020-2-3", "é", "\t1", "a ", "ABC  ",
               "Abc", "É", "2010-07-19 19:37:33.0", "2021-06-30 23:59:59.5  ")
+# where SQLite's reading of numeric text turns on digits past what the encoding spells
+# out: 64 bits, the 2**51 within which CAST AS NUMERIC makes a whole double an INTEGER,
+# a fraction the double rounds away, a point with nothing after it
+NUMERIC_EDGE_TEXTS = ("9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                      "2251799813685248.0", "2251799813685247.0", "123456789012345678.0",
+                      "1.00000000000000001", "12.", "1.0abc", "-0.0")
 # the last ones: products and sums of them leave 64 bits (SQLite's result is then REAL)
 EDGE_INTS = (0, 1, -1, 2, 3, 7, 10, 100, 2020, -5, 2**31, 2**62, -(2**63), 2**63 - 1)
-EDGE_REALS = (0.0, 0.5, -0.5, 1.0, 1.5, -2.25, 100.0, 2.5e-3, 1e10)
+# halves with an even whole part (0.5, 2.5, and 0.25 at one digit) tell rounding away
+# from zero from rounding to even
+EDGE_REALS = (0.0, 0.5, -0.5, 1.0, 1.5, 2.5, -2.5, 0.25, -2.25, 100.0, 2.5e-3, 1e10)
 
 # texts that collations tell apart or not: the same letters in other cases, trailing spaces
 CASE_TEXTS = ("a", "A", "a ", "A  ", "aB", "Ab")
 case_texts = st.sampled_from(CASE_TEXTS)
-text_values = st.one_of(st.sampled_from(EDGE_TEXTS),
+text_values = st.one_of(st.sampled_from(EDGE_TEXTS), st.sampled_from(EDGE_TEXTS),
+                        st.sampled_from(NUMERIC_EDGE_TEXTS),
+                        st.text(alphabet="aAbZ 1-%_.:+", max_size=6),
                         st.text(alphabet="aAbZ 1-%_.:+", max_size=6))
 int_values = st.one_of(st.sampled_from(EDGE_INTS), st.integers(-1000, 1000))
 real_values = st.one_of(st.sampled_from(EDGE_REALS),
@@ -70,7 +80,8 @@ real_values = st.one_of(st.sampled_from(EDGE_REALS),
 dates = st.one_of(st.sampled_from([date(2000, 2, 29), date(2020, 2, 29), date(1999, 12, 31),
                                    date(2021, 1, 1), date(1900, 3, 1), date(2021, 1, 31),
                                    date(2020, 3, 31), date(2021, 5, 31), date(2019, 8, 30),
-                                   date(2020, 10, 31)]),
+                                   date(2020, 10, 31), date(2021, 3, 31), date(2020, 1, 30),
+                                   date(2021, 8, 31), date(2020, 12, 31)]),
                   st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 31)))
 datetimes = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)).map(
     lambda d: d.replace(microsecond=0))
@@ -144,11 +155,14 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
     "fmt": st.sampled_from(["'%Y'", "'%m'", "'%d'", "'%Y-%m'", "'%H'", "'%M'", "'%S'",
                             "'%Y-%m-%d'", "'%H:%M:%S'", "'%j'", "'%w'", "'%s'", "'%J'",
                             "'%%'", "'%Y%m'", "'year %Y'", "'%f'", "'%S.%f'"]),
-    "modifier": st.sampled_from(["'+1 day'", "'-1 day'", "'+2 months'", "'-1 month'",
-                                 "'+1 year'", "'start of month'", "'start of year'",
-                                 "'start of day'", "'+3 hours'", "'-90 minutes'",
-                                 "'+30 seconds'", "'+0.5 days'", "'weekday 0'",
-                                 "'localtime'", "'utc'"]),
+    # month and year steps (half the modifiers) from the month ends above land past a
+    # shorter month's end, where SQLite normalizes (2021-01-31 +1 month is 2021-03-03)
+    "modifier": st.one_of(
+        st.sampled_from(["'+1 month'", "'-1 month'", "'+2 months'", "'-3 months'",
+                         "'+13 months'", "'+1 year'", "'-1 year'"]),
+        st.sampled_from(["'+1 day'", "'-1 day'", "'start of month'", "'start of year'",
+                         "'start of day'", "'+3 hours'", "'-90 minutes'", "'+30 seconds'",
+                         "'+0.5 days'", "'weekday 0'", "'localtime'", "'utc'"])),
     "chars": st.sampled_from(["' '", "'a'", "'ab'", "' a'", "'%'", "''"]),
     "digits": st.sampled_from(["0", "1", "2", "-1"]),
     "pattern": st.one_of(
@@ -339,7 +353,9 @@ ODD_CONSTANTS = st.sampled_from(["''", "'1abc'", "' 2'", "'x'", "'1e1'", "1.5", 
 def argument(sub: Expr, kind: str) -> st.SearchStrategy[str]:
     """An argument of a registered kind: a literal of it, an expression of its type, or
     now and then a constant of any storage class."""
-    if kind in ("fmt", "modifier", "chars", "digits", "pattern"):
+    if kind == "modifier":  # a step the encoding computes, most often: date arithmetic
+        return st.one_of(*[_LITERALS[kind]] * 4, sub("any"), ODD_CONSTANTS)
+    if kind in ("fmt", "chars", "digits", "pattern"):
         return st.one_of(_LITERALS[kind], _LITERALS[kind], sub("any"), ODD_CONSTANTS)
     if kind == "int":
         return st.one_of(_LITERALS["int"], sub("num"), ODD_CONSTANTS)
@@ -474,6 +490,9 @@ def leaf(kind: str, related: Related | None = None) -> st.SearchStrategy[str]:
     literals = _LITERALS[kind if kind in _LITERALS else "any"]
     if every and kind in ("text", "any"):
         literals = st.one_of(literals, related_literals)
+    if kind == "date":  # the date columns hold the row's month ends and leap days
+        dated = st.sampled_from([c for c in cols if COLUMN_KINDS[c] == "date"])
+        return st.one_of(dated, dated, st.sampled_from(cols), literals)
     return st.one_of(st.sampled_from(cols), literals)
 
 
