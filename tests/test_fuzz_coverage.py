@@ -20,6 +20,9 @@ def test_each_edge_class_is_recognised():
     assert edge_classes(("2019-02-29",)) == {"leap_day", "invalid_date_text",
                                              "numeric_prefix_text"}
     assert edge_classes(("2019-13-01 10:00",)) == {"invalid_date_text", "numeric_prefix_text"}
+    assert edge_classes(("9223372036854775807",)) == {"long_numeric_text"}
+    assert edge_classes(("1.00000000000000001",)) == {"long_numeric_text"}
+    assert edge_classes(("123456789012345",)) == set()  # 15 digits: a double holds them
     assert edge_classes((2**62,)) == {"int_overflow_edge"}
     assert edge_classes((0.5,)) == {"real"}
 

@@ -157,8 +157,10 @@ def time_value(enc: Encoder, v: Value) -> TimeValue:
     for a in v.alts:
         if a.date is not None:
             p = a.date
-            cases.append((a.guard, _from_parts(b, p.y, p.m, p.d, p.H, p.M, p.S, b.FALSE,
-                                               p.ms)))
+            tv = _from_parts(b, p.y, p.m, p.d, p.H, p.M, p.S, b.FALSE, p.ms)
+            # DATE() of a Julian day before year 0 is '-4712-03-03': not ordered parts
+            # may hold such a year, which is then written signed again
+            cases.append((a.guard, tv if p.ordered else replace(tv, four_digit_year=False)))
         elif a.cls is StorageClass.TEXT:
             cases.append((a.guard, _parse_text(enc, a.term)))
         elif a.cls is StorageClass.INTEGER:

@@ -18,8 +18,12 @@ from spotit.ir import scalar as S
 from spotit.ir.walk import iter_exprs
 
 # edge-value classes, in the order they are reported
-EDGE_CLASSES = ("null", "empty_text", "numeric_prefix_text", "like_wildcards", "mixed_case",
-                "leap_day", "invalid_date_text", "int_overflow_edge", "real")
+EDGE_CLASSES = ("null", "empty_text", "numeric_prefix_text", "long_numeric_text",
+                "like_wildcards", "mixed_case", "leap_day", "invalid_date_text",
+                "int_overflow_edge", "real")
+# a number spelled with more digits than a double holds (15): SQLite's reading of it
+# (INTEGER or REAL, which double) is what the encoding approximates
+LONG_NUMBER_DIGITS = 15
 WARN_AFTER_SECONDS = 60.0  # a class or operator still at zero after this is a warning
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -64,6 +68,9 @@ def edge_classes(values: Iterable[object], expr: str = "") -> set[str]:
             found.add("empty_text")
         if _numeric_prefix_only(t):
             found.add("numeric_prefix_text")
+        if (m := _NUMBER.match(t.strip())) and sum(c.isdigit() for c in m.group(1)) > \
+                LONG_NUMBER_DIGITS:
+            found.add("long_numeric_text")
         if "%" in t or "_" in t:
             found.add("like_wildcards")
         if any(c.isupper() for c in t) and any(c.islower() for c in t):
