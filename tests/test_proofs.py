@@ -246,3 +246,19 @@ def test_solvers_are_cross_examined(monkeypatch):
     assert alone.kind == "ok"  # nothing shows it wrong without a witness
     crossed = check_query_pair(gold, pred, "cvc5", 2, databases=0, ddl=ddl, cross=("z3",))
     assert crossed.kind == "divergence" and "z3 found it" in crossed.detail
+
+
+def test_a_mutant_run_that_meets_a_real_bug_reports_it_not_the_mutant(monkeypatch, tmp_path):
+    """A discrepancy found while a mutant is on counts for the mutant only if it needs
+    the mutant: one that shows with the mutant off too (here: a planted, non-mutant
+    bug, -x read as x) is a bug of the encoding itself, reported as such."""
+    from spotit.proofs.mutation import run_mutants
+
+    monkeypatch.setitem(registry.SCALAR, S.Negate,
+                        lambda enc, e, env: enc.value(e.operand, env))
+    report = run_mutants(["nocase-ignores-spaces"], minutes_per_mutant=0.5, out_dir=tmp_path)
+    (result,) = report.results
+    assert not result.found and result.unplanted and Path(result.unplanted).exists()
+    assert reproducers.replay(result.unplanted).kind == "divergence"  # no mutant needed
+    assert "without the mutant" in report.summary()
+    assert report.to_json()["mutants"][0]["unplanted"] == result.unplanted
