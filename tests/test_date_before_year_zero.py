@@ -10,10 +10,8 @@ import sqlite3
 import pytest
 
 from spotit.proofs.pinned import PinnedCase, check_pinned
-from spotit.solvers.testing import requires_solver
+from spotit.solvers.testing import BOTH_SOLVERS
 
-SOLVERS = [pytest.param("z3", marks=requires_solver("z3")),
-           pytest.param("cvc5", marks=requires_solver("cvc5"))]
 EXPRS = ["DATETIME(DATE(dt))", "DATE(DATE(dt), '+1 day')", "STRFTIME('%Y', DATE(dt))",
          "DATETIME(DATETIME(dt))"]
 
@@ -23,7 +21,7 @@ def test_sqlite_writes_these_years_signed():
     assert conn.execute("SELECT DATETIME(DATE(100.0))").fetchone()[0] == "-4712-03-03 00:00:00"
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 @pytest.mark.parametrize("expr", EXPRS)
 @pytest.mark.parametrize("day", [100.0, 1000.0])
 def test_date_text_with_a_negative_year_read_again(expr, day, solver):

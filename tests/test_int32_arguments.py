@@ -12,10 +12,7 @@ import pytest
 from spotit.pipeline import check
 from spotit.proofs.pinned import PinnedCase, check_pinned
 from spotit.schema import schema_from_ddl
-from spotit.solvers.testing import requires_solver
-
-BOTH = [pytest.param("z3", marks=requires_solver("z3")),
-        pytest.param("cvc5", marks=requires_solver("cvc5"))]
+from spotit.solvers.testing import BOTH_SOLVERS
 
 CUT = [  # (expression over s = 'abc', i = 4294967298), what 32 bits make of it
     "SUBSTR(s, 4294967298, 1)",  # start 2
@@ -41,7 +38,7 @@ def test_sqlite_cuts_substr_arguments_to_32_bits():
     assert _sqlite("SUBSTR(s, 1, 4294967297)") == "a"
 
 
-@pytest.mark.parametrize("solver", BOTH)
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 @pytest.mark.parametrize("expr", CUT)
 def test_substr_of_a_cut_argument_is_sqlites(expr, solver):
     case = PinnedCase((("s", "TEXT"), ("i", "INTEGER")), ("abc", 4294967298), expr)
@@ -51,7 +48,7 @@ def test_substr_of_a_cut_argument_is_sqlites(expr, solver):
         assert out.exact, out
 
 
-@pytest.mark.parametrize("solver", BOTH)
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 def test_a_length_past_32_bits_is_refuted_by_the_solver(solver):
     """SUBSTR(s, 1, 2147483648) is '' for every s, so it differs from s on any
     non-empty text: the solver (random search off) finds such a database and SQLite

@@ -15,7 +15,7 @@ from spotit.smt.intstrings import IntStrings
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
 from spotit.solvers.base import Status
-from spotit.solvers.testing import requires_solver
+from spotit.solvers.testing import BOTH_SOLVERS
 
 SHOP = schema_from_ddl("""
 CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city TEXT);
@@ -49,8 +49,7 @@ def test_any_other_string_operation_is_not(b, make):
     assert not IntStrings.eligible([make(b, b.sym("x", STRING))])
 
 
-@pytest.mark.parametrize("solver", [pytest.param("z3", marks=requires_solver("z3")),
-                                    pytest.param("cvc5", marks=requires_solver("cvc5"))])
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 def test_conversion_keeps_satisfiability_and_decodes_to_strings(b, solver):
     x, y, z = (b.sym(n, STRING) for n in "xyz")
     # x and y differ from both literals and from each other; z equals "a"
@@ -96,8 +95,7 @@ def test_pipeline_uses_integers_only_for_equality_only_pairs():
      "SELECT c.id FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.note = c.name",
      "not_equivalent", 1),
 ])
-@pytest.mark.parametrize("solver", [pytest.param("z3", marks=requires_solver("z3")),
-                                    pytest.param("cvc5", marks=requires_solver("cvc5"))])
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 def test_verdicts_through_integer_text(gold, pred, expect, k, solver):
     res = check(SHOP, gold, pred, bound=2, solver=solver, probe_trials=0)
     assert res.verdict.value == expect, res.reason

@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from spotit.proofs.pinned import PinnedCase, check_pinned
-from spotit.solvers.testing import requires_solver
+from spotit.solvers.testing import BOTH_SOLVERS
 
 PATTERNS = ["abc", "a_c", "ab%", "%bc", "_b%", "%b_", "A.c", "é_", "%é", "__"]
 TEXTS = ["abc", "ABC", "aXc", "ab", "abcd", "xbc", "", "é1", "É1", "a.c", "xé"]
@@ -26,8 +26,7 @@ def test_the_cases_cover_both_answers():
     assert all((p, 1) in answers and (p, 0) in answers for p in PATTERNS)
 
 
-@pytest.mark.parametrize("solver", [pytest.param("z3", marks=requires_solver("z3")),
-                                    pytest.param("cvc5", marks=requires_solver("cvc5"))])
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 @pytest.mark.parametrize("pattern", PATTERNS)
 def test_positional_like_agrees_with_sqlite(solver, pattern):
     for text in TEXTS:

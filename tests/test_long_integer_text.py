@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from spotit.proofs.pinned import PinnedCase, check_pinned
-from spotit.solvers.testing import requires_solver
+from spotit.solvers.testing import BOTH_SOLVERS
 
 CASES = [
     ("9223372036854775807", "s + 0"),  # INT64_MAX: an INTEGER
@@ -33,8 +33,7 @@ def test_sqlite_reads_long_integer_text_by_its_fit(text, expr):
     assert kind == ("integer" if fits or "CAST" in expr else "real"), (text, expr, digits)
 
 
-@pytest.mark.parametrize("solver", [pytest.param("z3", marks=requires_solver("z3")),
-                                    pytest.param("cvc5", marks=requires_solver("cvc5"))])
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 @pytest.mark.parametrize("text,expr", CASES)
 def test_the_encoding_admits_sqlites_value(text, expr, solver):
     out = check_pinned(PinnedCase((("s", "TEXT"),), (text,), expr), solver, timeout=10.0)

@@ -17,7 +17,7 @@ import sqlite3
 import pytest
 
 from spotit.proofs.pinned import PinnedCase, check_pinned
-from spotit.solvers.testing import requires_solver
+from spotit.solvers.testing import BOTH_SOLVERS
 
 TEXTS = [
     "9223372036854775807",  # INT64_MAX: INTEGER
@@ -39,8 +39,6 @@ TEXTS = [
     " 42 ",
 ]
 
-SOLVERS = [pytest.param("z3", marks=requires_solver("z3")),
-           pytest.param("cvc5", marks=requires_solver("cvc5"))]
 
 
 def _typeof(ddl: str, row: tuple, expr: str) -> str:
@@ -65,14 +63,14 @@ def _check(case: PinnedCase, solver: str):
     assert out.kind == "ok", out
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 @pytest.mark.parametrize("text", TEXTS)
 def test_cast_as_numeric(text, solver):
     _check(PinnedCase((("s", "TEXT"),), (text,),
                       "CAST(s AS NUMERIC) || ''"), solver)
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 @pytest.mark.parametrize("text,number", [
     ("123456789012345678.0", 123456789012345678),  # the REAL read is ...680: unequal
     ("123456789012345678.0", 123456789012345680),
@@ -85,7 +83,7 @@ def test_comparison_with_a_numeric_column(text, number, solver):
                       "CASE WHEN n = s THEN 'eq' WHEN n < s THEN 'lt' ELSE 'gt' END"), solver)
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 @pytest.mark.parametrize("text", ["123456789012345678.0", "2251799813685248.0", "12.",
                                   "-9223372036854775808.0", "1234567890123456789"])
 def test_value_a_numeric_column_stores(text, solver):

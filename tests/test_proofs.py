@@ -30,11 +30,9 @@ from spotit.proofs.queries import (
 )
 from spotit.proofs.tables import TableCase, check_tables
 from spotit.schema import schema_from_ddl
-from spotit.solvers.testing import requires_solver
+from spotit.solvers.testing import BOTH_SOLVERS, requires_solver
 
 REGRESSIONS = Path(__file__).parent / "regressions"
-BOTH = [pytest.param("z3", marks=requires_solver("z3")),
-        pytest.param("cvc5", marks=requires_solver("cvc5"))]
 
 
 def test_every_registered_operator_has_a_generator():
@@ -59,7 +57,7 @@ def test_mutants_are_valid_sqlite(ddl, seeds):
             conn.execute("EXPLAIN " + mutant(seed, [(site, i)]))
 
 
-@pytest.mark.parametrize("solver", BOTH)
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 def test_short_deterministic_slice_is_clean(solver, tmp_path):
     report = fuzz(examples=20, seed=0, solvers=(solver,), out_dir=tmp_path)
     assert report.discrepancies == [], report.summary()
@@ -74,7 +72,7 @@ def test_example_budget_is_per_solver(tmp_path):
     assert report.expressions_checked >= 8 and report.tables_checked >= 8
 
 
-@pytest.mark.parametrize("solver", BOTH)
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 @pytest.mark.parametrize("semantics,rows1,rows2,differ", [
     # by hand, with Python's comparison of fetched rows
     ("set", [(1,), (1,)], [(1.0,)], False),
@@ -203,7 +201,7 @@ def test_fuzz_cli_rejects_an_unknown_operator(capsys):
 # --------------------------------------------------------------------------- regressions
 
 
-@pytest.mark.parametrize("solver", BOTH)
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
 @pytest.mark.parametrize("path", sorted(REGRESSIONS.glob("*.json")), ids=lambda p: p.stem)
 def test_regression_reproducers_pass(path, solver):
     """Bugs the fuzzer found once; each reproducer must now agree with SQLite."""

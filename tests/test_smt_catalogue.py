@@ -61,7 +61,7 @@ from spotit.smt import ops
 from spotit.smt.printer import SmtLibWriter, collect_symbols
 from spotit.solvers import get_solver
 from spotit.solvers.base import Status, Value
-from spotit.solvers.testing import requires_solver
+from spotit.solvers.testing import BOTH_SOLVERS
 
 TIMEOUT = 20.0
 
@@ -390,8 +390,6 @@ EXAMPLES = [
     Example("true", lambda: Bool(True), True),
 ]
 
-SOLVERS = [pytest.param("z3", marks=requires_solver("z3")),
-           pytest.param("cvc5", marks=requires_solver("cvc5"))]  # fmt: skip
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -422,7 +420,7 @@ def pin(model: dict[str, Value], formula: FNode) -> list[FNode]:
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.name)
-@pytest.mark.parametrize("solver_name", SOLVERS)
+@pytest.mark.parametrize("solver_name", BOTH_SOLVERS)
 def test_catalogue(example: Example, solver_name: str) -> None:
     formula = example.build()
     script = SmtLibWriter().script([formula], check_sat=True, comments=[example.name])

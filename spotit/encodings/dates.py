@@ -113,9 +113,10 @@ class TimeValue:
         return out if self.ms is None else b.plus(out, self.ms)
 
 
-def _from_parts(b: Builder, y, m, d, H, M, S, null, ms=None) -> TimeValue:
+def _from_parts(b: Builder, y, m, d, H, M, S, null, ms=None, four_digit_year: bool = True
+                ) -> TimeValue:
     secs = b.sum([b.times(b.int(3600), H), b.times(b.int(60), M), S])
-    return TimeValue(null, secs, None, (y, m, d), (H, M, S), True, ms=ms)
+    return TimeValue(null, secs, None, (y, m, d), (H, M, S), four_digit_year, ms=ms)
 
 
 def now_value(enc: Encoder) -> TimeValue:
@@ -157,10 +158,10 @@ def time_value(enc: Encoder, v: Value) -> TimeValue:
     for a in v.alts:
         if a.date is not None:
             p = a.date
-            tv = _from_parts(b, p.y, p.m, p.d, p.H, p.M, p.S, b.FALSE, p.ms)
             # DATE() of a Julian day before year 0 is '-4712-03-03': not ordered parts
             # may hold such a year, which is then written signed again
-            cases.append((a.guard, tv if p.ordered else replace(tv, four_digit_year=False)))
+            cases.append((a.guard, _from_parts(b, p.y, p.m, p.d, p.H, p.M, p.S, b.FALSE,
+                                               p.ms, four_digit_year=p.ordered)))
         elif a.cls is StorageClass.TEXT:
             cases.append((a.guard, _parse_text(enc, a.term)))
         elif a.cls is StorageClass.INTEGER:

@@ -15,3 +15,9 @@ def requires_solver(name: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(
         name not in available_solvers(), reason=f"solver {name!r} is not installed"
     )
+
+
+# ``@pytest.mark.parametrize("solver", BOTH_SOLVERS)``: z3 and cvc5, each skipped when
+# not installed (soundness checks run on both: a wrong answer of either is a finding)
+BOTH_SOLVERS = [pytest.param("z3", marks=requires_solver("z3")),
+                pytest.param("cvc5", marks=requires_solver("cvc5"))]
