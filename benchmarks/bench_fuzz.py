@@ -1,6 +1,8 @@
 """Checks per second of ``spotit fuzz``'s three claims: Thm 1, Thm 2, query pairs.
 
 Plain script, not a test: ``python benchmarks/bench_fuzz.py [--cases 300] [--repeats 3]``.
+``--part thm1-table`` is the fuzzer's Thm 1 today (every expression on every row of a
+case); ``thm1`` and ``thm1-rows`` are how earlier checkouts ran it.
 The cases are generated once with Hypothesis (fixed seed; generation is timed on its
 own), then every check runs ``--repeats`` times; the median rate is printed as
 checks/s. It only uses names that older checkouts have too, so the same command run
@@ -91,6 +93,30 @@ def thm1_rows(case: tuple, solver: str, timeout: float) -> Any:
     return _Batch(check_pinned_batch(_pinned(row, exprs[0], data), exprs, solver, timeout))
 
 
+def thm1_table_strategy() -> st.SearchStrategy:
+    """The fuzzer's expression cases since compiled encodings: (expressions, rows, data
+    level), every expression checked on every row."""
+    from spotit.proofs.fuzz import EXPRESSIONS_PER_ROW, ROWS_PER_CASE
+    from spotit.proofs.generators import rows_related
+
+    return st.sampled_from(DATA_LEVELS).flatmap(lambda data: st.lists(
+        fuzz_rows(data), min_size=ROWS_PER_CASE, max_size=ROWS_PER_CASE).flatmap(
+        lambda rows: st.tuples(
+            st.lists(st.sampled_from(EXPRESSION_KINDS).flatmap(
+                lambda k: expressions(k, 3, None, rows_related(rows))),
+                min_size=EXPRESSIONS_PER_ROW, max_size=EXPRESSIONS_PER_ROW),
+            st.just(rows), st.just(data))))
+
+
+def thm1_table(case: tuple, solver: str, timeout: float) -> Any:
+    from spotit.proofs.pinned_rows import check_pinned_rows
+
+    exprs, rows, data = case
+    exprs = list(dict.fromkeys(exprs))
+    table = check_pinned_rows(_pinned(rows[0], exprs[0], data), rows, exprs, solver, timeout)
+    return _Batch(o for outcomes in table for o in outcomes)
+
+
 def thm2(case: tuple, solver: str, timeout: float) -> Any:
     (width, r1, a1, r2, a2), semantics = case
     return check_tables(TableCase(width, tuple(r1), tuple(r2), tuple(a1), tuple(a2),
@@ -106,9 +132,13 @@ PARTS: dict[str, tuple[Callable[[], st.SearchStrategy],
                        Callable[[tuple, str, float], Any]]] = {
     "thm1": (thm1_strategy, thm1),
     "thm1-rows": (thm1_rows_strategy, thm1_rows),  # checkouts with check_pinned_batch
+    "thm1-table": (thm1_table_strategy, thm1_table),  # checkouts with check_pinned_rows
     "thm2": (lambda: st.tuples(table_pairs(), st.sampled_from(SEMANTICS)), thm2),
     "pairs": (query_pairs, pair),
 }
+
+
+VERDICTS = ("ok", "divergence", "crash")
 
 
 def path_of(outcome: Any) -> str:
@@ -122,7 +152,7 @@ def measure(part: str, cases: int, repeats: int, seed: int, solver: str, timeout
     start = time.perf_counter()
     examples = generate(make(), cases, seed)
     generation = time.perf_counter() - start
-    rates = []
+    rates, verdict_rates = [], []
     kinds: Counter[str] = Counter()
     paths: Counter[str] = Counter()
     seconds: Counter[str] = Counter()  # time per path, last run
@@ -137,10 +167,14 @@ def measure(part: str, cases: int, repeats: int, seed: int, solver: str, timeout
                 outcomes.append(o)
                 seconds[path_of(o)] += dt / (len(got) if isinstance(got, _Batch) else 1)
         rates.append(len(outcomes) / sum(seconds.values()))
+        # what compares SQLite with the encoding (not skipped, unsupported, timed out)
+        verdicts = sum(getattr(o, "kind", "ok") in VERDICTS for o in outcomes)
+        verdict_rates.append(verdicts / sum(seconds.values()))
         kinds = Counter(o.kind for o in outcomes)
         paths = Counter(path_of(o) for o in outcomes)
     return {"part": part, "cases": len(outcomes), "checks_per_s": round(
         statistics.median(rates), 1), "runs": [round(r, 1) for r in rates],
+        "verdicts_per_s": round(statistics.median(verdict_rates), 1),
         "generated_per_s": round(len(examples) / generation, 1), "kinds": dict(kinds),
         "paths": dict(paths), "per_path_checks_per_s": {
             p: round(paths[p] / seconds[p], 1) for p in paths if seconds[p] > 0}}
@@ -162,11 +196,16 @@ def main() -> None:
         n = max(1, args.cases // 10) if part == "pairs" else args.cases
         if part == "thm1-rows":
             n = max(1, args.cases // 12)  # rows of 12 expressions: as many checks as thm1
+        if part == "thm1-table":
+            from spotit.proofs.fuzz import CHECKS_PER_CASE
+
+            n = max(1, args.cases // CHECKS_PER_CASE)  # as many checks as thm1
         res = measure(part, n, args.repeats, args.seed, args.solver, args.timeout)
         if args.json:
             print(json.dumps(res))
             continue
-        print(f"{part:6s} {res['checks_per_s']:8.1f} checks/s (median of {res['runs']}; "
+        print(f"{part:6s} {res['checks_per_s']:8.1f} checks/s, {res['verdicts_per_s']} with a "
+              f"verdict (median of {res['runs']}; "
               f"{res['cases']} cases, generated at {res['generated_per_s']}/s) "
               f"outcomes {res['kinds']}; paths {res['paths']}, checks/s by path "
               f"{res['per_path_checks_per_s']}")

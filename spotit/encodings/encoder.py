@@ -165,6 +165,16 @@ class Encoder:
         """The definitions the formula ``roots`` needs, to a fixpoint; records their
         approximations. ``also``: symbols of further roots, collected once by a caller
         that asks about many formulas sharing them."""
+        needed = self.needed_definitions(roots, also)
+        for d in needed:
+            if d.approximation:
+                self.approximate(d.approximation, d.exact_when)
+        return [d.constraint for d in needed]
+
+    def needed_definitions(self, roots: Sequence[FNode],
+                           also: frozenset[FNode] = frozenset()) -> list[Definition]:
+        """``used_definitions`` without recording anything: the definitions the formula
+        ``roots`` (and the symbols ``also``) need, to a fixpoint, in that order."""
         from spotit.smt.printer import collect_symbols
 
         used = set(collect_symbols(roots)) | also
@@ -176,10 +186,8 @@ class Encoder:
             rest = []
             for d in pending:
                 if any(s in used for s in d.symbols):
-                    out.append(d.constraint)
+                    out.append(d)
                     used.update(collect_symbols([d.constraint]))
-                    if d.approximation:
-                        self.approximate(d.approximation, d.exact_when)
                     changed = True
                 else:
                     rest.append(d)

@@ -235,29 +235,40 @@ class Doubles(Evaluator):
     def walk_function(self, formula: FNode, args, **kwargs) -> FNode:
         name = formula.function_name().symbol_name()
         if args and args[0].is_constant():
-            value = args[0].constant_value()
-            if name == "uf!round":
-                try:
-                    return self.manager.Real(Fraction(float(Fraction(value))))
-                except OverflowError:
-                    pass
-            elif name == "uf!num_real":
-                double = concrete.evaluate("CAST(? AS REAL)", (value,))
-                if math.isfinite(double):  # '1e999' reads as Inf: no rational, no value
-                    return self.manager.Real(Fraction(double))
-            elif name == "uf!int_prefix":
-                return self.manager.Int(concrete.evaluate("CAST(? AS INTEGER)", (value,)))
-            elif name == "uf!long_fits":
-                kind = concrete.evaluate("typeof(? + 0)", (value,))
-                return self.manager.Bool(kind == "integer")
-            elif name == "uf!real_text":
-                try:
-                    text = concrete.evaluate("CAST(? AS TEXT)", (float(Fraction(value)),))
-                except OverflowError:
-                    pass
-                else:
-                    return self.manager.String(text)
+            value = sqlite_reading(name, args[0].constant_value())
+            if isinstance(value, bool):
+                return self.manager.Bool(value)
+            if isinstance(value, int):
+                return self.manager.Int(value)
+            if isinstance(value, Fraction):
+                return self.manager.Real(value)
+            if isinstance(value, str):
+                return self.manager.String(value)
         return super().walk_function(formula, args, **kwargs)
+
+
+def sqlite_reading(name: str, value) -> bool | int | Fraction | str | None:
+    """SQLite's value of the uninterpreted function ``name`` at ``value`` (see
+    :class:`Doubles`); None for another function, or where it has no rational value."""
+    if name == "uf!round":
+        try:
+            return Fraction(float(Fraction(value)))
+        except OverflowError:
+            return None
+    if name == "uf!num_real":
+        double = concrete.evaluate("CAST(? AS REAL)", (value,))
+        # '1e999' reads as Inf: no rational, no value
+        return Fraction(double) if math.isfinite(double) else None
+    if name == "uf!int_prefix":
+        return int(concrete.evaluate("CAST(? AS INTEGER)", (value,)))
+    if name == "uf!long_fits":
+        return concrete.evaluate("typeof(? + 0)", (value,)) == "integer"
+    if name == "uf!real_text":
+        try:
+            return str(concrete.evaluate("CAST(? AS TEXT)", (float(Fraction(value)),)))
+        except OverflowError:
+            return None
+    return None
 
 
 def lemmas(enc: Encoder, model: dict) -> list[FNode]:

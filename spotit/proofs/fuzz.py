@@ -39,12 +39,13 @@ from spotit.proofs.generators import (
     expressions,
     focused_expressions,
     fuzz_rows,
-    related_texts,
+    rows_related,
     table_pairs,
     window_calls,
     window_rows,
 )
-from spotit.proofs.pinned import PinnedCase, check_pinned_batch
+from spotit.proofs.pinned import PinnedCase
+from spotit.proofs.pinned_rows import check_pinned_rows
 from spotit.proofs.queries import check_query_pair, query_pairs
 from spotit.proofs.relations import QueryCase, check_query, query_cases
 from spotit.proofs.rules import check_rules, rule_queries
@@ -62,7 +63,9 @@ PAIR_BOUND = 2
 BATCH = {"expression": 48, "tables": 100, "relation": 20, "query_pair": 4, "window": 10,
          "rules": 20}
 FAILURES = ("divergence", CRASH)  # outcomes that are findings
-EXPRESSIONS_PER_ROW = 12  # Thm 1 expressions checked on one pinned row (built once)
+EXPRESSIONS_PER_ROW = 12  # Thm 1 expressions of a case, each checked on every row
+ROWS_PER_CASE = 8  # rows of a case's table, each pinned in turn
+CHECKS_PER_CASE = EXPRESSIONS_PER_ROW * ROWS_PER_CASE
 SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
 # per solver call of a Thm 1 case (expression, window call, query on a pinned table):
 # most are decided without the solver; the few that reach it and take longer (strings
@@ -571,35 +574,39 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
                      fresh=lambda case: not seen_before(report.seen, part, solver, case))
 
     if part == "expression":
-        # the row first: the expression's literals may be variants of its texts
-        # and the data level: a third of the rows hold anything SQLite stores; each
-        # case is a row and EXPRESSIONS_PER_ROW expressions, one Thm 1 check each
-        strategy = st.sampled_from(DATA_LEVELS).flatmap(lambda data: fuzz_rows(data).flatmap(
-            lambda row: st.tuples(
-                st.lists(row_expressions(only, related_texts(FUZZ_COLUMNS, row)),
+        # the rows first: the expression's literals may be variants of their texts
+        # and the data level: a third of the cases hold anything SQLite stores; each
+        # case is ROWS_PER_CASE rows and EXPRESSIONS_PER_ROW expressions, one Thm 1
+        # check each pair (each expression encoded once: spotit.proofs.pinned_rows)
+        strategy = st.sampled_from(DATA_LEVELS).flatmap(lambda data: st.lists(
+            fuzz_rows(data), min_size=ROWS_PER_CASE, max_size=ROWS_PER_CASE).flatmap(
+            lambda rows: st.tuples(
+                st.lists(row_expressions(only, rows_related(rows)),
                          min_size=EXPRESSIONS_PER_ROW, max_size=EXPRESSIONS_PER_ROW),
-                st.just(row), st.just(data))))
+                st.just(rows), st.just(data))))
         count = [0]
 
         def one(case):
-            exprs, row, data = case
-            exprs = list(dict.fromkeys(exprs))  # a repeat on its row is the same check
-            outcomes = check_pinned_batch(_pinned(row, exprs[0], data), exprs, solver,
-                                          SOLVER_TIMEOUT)
-            for outcome in outcomes:
-                count[0] += 1
-                _tally(report, outcome)
-                if outcome.kind not in ("skipped", "unsupported"):
-                    reach.count(report.coverage, outcome.operators, row, outcome.expr)
-                if outcome.kind in FAILURES:
-                    return outcome.kind, outcome
+            exprs, rows, data = case
+            exprs = list(dict.fromkeys(exprs))  # a repeat on its rows is the same check
+            table = check_pinned_rows(_pinned(rows[0], exprs[0], data), rows, exprs, solver,
+                                      SOLVER_TIMEOUT)
+            for outcomes in table:
+                for outcome in outcomes:
+                    _tally(report, outcome)
+                    if outcome.kind in ("skipped", "unsupported"):
+                        continue  # nothing was compared: not a check
+                    count[0] += 1
+                    reach.count(report.coverage, outcome.operators, outcome.row, outcome.expr)
+                    if outcome.kind in FAILURES:
+                        return outcome.kind, outcome
             return "ok", None
 
-        _, case, outcome = search(strategy, one, max(1, n // EXPRESSIONS_PER_ROW), run_seed,
+        _, case, outcome = search(strategy, one, max(1, n // CHECKS_PER_CASE), run_seed,
                                   stop_at)
         report.expressions_checked += count[0]
         if case is not None:  # the expression that failed, on its row
-            case = (outcome.expr, case[1], case[2])
+            case = (outcome.expr, outcome.row, case[2])
         return count[0], case, outcome
     if part == "window":
         fname = _window_function(only) if only and only.upper() != ALL_WINDOWS else None

@@ -457,6 +457,17 @@ def variants(texts) -> tuple[str, ...]:
     return tuple(out)
 
 
+def rows_related(rows: list[tuple], columns: tuple[tuple[str, str], ...] = FUZZ_COLUMNS,
+                 among: int = 3) -> Related:
+    """``related_texts`` of the first ``among`` rows together: a case's expressions run
+    on all its rows, and a literal near one row's value is an edge case there."""
+    out: dict = {}
+    for row in rows[:among]:
+        for name, texts in related_texts(columns, row).items():
+            out[name] = tuple(dict.fromkeys([*out.get(name, ()), *texts]))
+    return out
+
+
 def related_texts(columns: tuple[tuple[str, str], ...], row: tuple) -> Related:
     """Per text value of the row, its variants (see ``variants``); per number, texts
     that spell it (``numeric_texts``), which affinity may or may not equate with it."""

@@ -105,6 +105,7 @@ class PinnedOutcome:
     path: str = "solver"  # "evaluated": decided without the solver (spotit.proofs.determined)
     expr: str = ""  # the expression checked (set by check_pinned_batch)
     operators: frozenset[str] = frozenset()  # what its plan uses (spotit.proofs.coverage)
+    row: tuple | None = None  # the row checked (set by check_pinned_rows)
 
 
 @lru_cache(maxsize=64)
@@ -205,25 +206,12 @@ class _PinnedRow:
             # they get HARD_ROW_SECONDS (an UNSAT, the finding, comes quickly)
             self.hard = bool(self.base_rest) and not self.completion
 
-    def expected(self, expr: str) -> object:
-        from spotit.frontend.now import pin_now
-
-        return self.conn.execute(pin_now(f"SELECT {expr} FROM t", self.case.now)).fetchone()[0]
-
     def check(self, expr: str, timeout: float, solver_free: bool) -> PinnedOutcome:
         if self.hard:
             timeout = min(timeout, HARD_ROW_SECONDS)
-        try:
-            expected = self.expected(expr)
-        except (sqlite3.Error, OverflowError) as e:
-            return PinnedOutcome("skipped", detail=f"SQLite raises: {e}")
-        except SpotItError as e:  # SpotIt's parser rejects what SQLite ran
-            return PinnedOutcome("unsupported", detail=str(e))
-        if isinstance(expected, bytes):
-            return PinnedOutcome("skipped", detail="blob result")
-        if isinstance(expected, float) and not math.isfinite(expected):
-            # '1e400' + 0: overflow to infinity is not modelled (docs/semantics.md)
-            return PinnedOutcome("skipped", detail="SQLite's value is infinite")
+        expected = sqlite_value(self.conn, expr, self.case.now)
+        if isinstance(expected, PinnedOutcome):
+            return expected
         plan = bound_plan(f"SELECT {expr} FROM t", self.schema, expected)
         if isinstance(plan, PinnedOutcome):
             return plan
@@ -327,6 +315,25 @@ class _PinnedRow:
                                      False)
             return PinnedOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
         return PinnedOutcome("ok", expected, expected, "exact", True)
+
+def sqlite_value(conn: sqlite3.Connection, expr: str, now: datetime) -> object:
+    """SQLite's value of ``expr`` on the row ``conn`` holds, or the outcome that says
+    why there is nothing to compare it with."""
+    from spotit.frontend.now import pin_now
+
+    try:
+        expected = conn.execute(pin_now(f"SELECT {expr} FROM t", now)).fetchone()[0]
+    except (sqlite3.Error, OverflowError) as e:
+        return PinnedOutcome("skipped", detail=f"SQLite raises: {e}")
+    except SpotItError as e:  # SpotIt's parser rejects what SQLite ran
+        return PinnedOutcome("unsupported", detail=str(e))
+    if isinstance(expected, bytes):
+        return PinnedOutcome("skipped", detail="blob result")
+    if isinstance(expected, float) and not math.isfinite(expected):
+        # '1e400' + 0: overflow to infinity is not modelled (docs/semantics.md)
+        return PinnedOutcome("skipped", detail="SQLite's value is infinite")
+    return expected
+
 
 def _sqlite_row(case: PinnedCase) -> tuple[sqlite3.Connection, tuple]:
     """A connection holding the case's table with its one row, and the row as SQLite

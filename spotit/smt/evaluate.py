@@ -39,32 +39,27 @@ class Evaluator(Simplifier):
     def walk_str_charat(self, formula: FNode, args, **kwargs) -> FNode:
         s, i = args
         if s.is_string_constant() and i.is_int_constant():
-            text, k = s.constant_value(), int(i.constant_value())
-            return self.manager.String(text[k] if 0 <= k < len(text) else "")
+            return self.manager.String(str_at(s.constant_value(), int(i.constant_value())))
         return self.manager.StrCharAt(s, i)
 
     def walk_str_substr(self, formula: FNode, args, **kwargs) -> FNode:
         s, i, n = args
         if s.is_string_constant() and i.is_int_constant() and n.is_int_constant():
-            text, k, m = s.constant_value(), int(i.constant_value()), int(n.constant_value())
-            ok = 0 <= k < len(text) and m > 0
-            return self.manager.String(text[k:k + m] if ok else "")
+            return self.manager.String(str_substr(s.constant_value(), int(i.constant_value()),
+                                                  int(n.constant_value())))
         return self.manager.StrSubstr(s, i, n)
 
     def walk_str_indexof(self, formula: FNode, args, **kwargs) -> FNode:
         s, t, i = args
         if s.is_string_constant() and t.is_string_constant() and i.is_int_constant():
-            text, k = s.constant_value(), int(i.constant_value())
-            found = text.find(t.constant_value(), k) if 0 <= k <= len(text) else -1
-            return self.manager.Int(found)
+            return self.manager.Int(str_indexof(s.constant_value(), t.constant_value(),
+                                                int(i.constant_value())))
         return self.manager.StrIndexOf(s, t, i)
 
     def walk_str_to_int(self, formula: FNode, args, **kwargs) -> FNode:
         s = args[0]
         if s.is_string_constant():
-            text = s.constant_value()
-            digits = text != "" and all("0" <= c <= "9" for c in text)
-            return self.manager.Int(int(text) if digits else -1)
+            return self.manager.Int(str_to_int(s.constant_value()))
         return self.manager.StrToInt(s)
 
     def walk_str_prefixof(self, formula: FNode, args, **kwargs) -> FNode:
@@ -84,8 +79,8 @@ class Evaluator(Simplifier):
         if a.is_constant() and b.is_constant() and not b.is_zero():
             if a.is_real_constant():
                 return self.manager.Real(_fraction(a) / _fraction(b))
-            return self.manager.Int(_euclid_div(int(a.constant_value()),
-                                                int(b.constant_value())))
+            return self.manager.Int(euclid_div(int(a.constant_value()),
+                                               int(b.constant_value())))
         return self.manager.Div(a, b)
 
     # -- the reserved-name operators ---------------------------------------------------------
@@ -119,7 +114,12 @@ def _constant(a: FNode) -> bool:
 
 def _apply(name: str, args) -> bool | int | str | None:
     """The value of a reserved operator on constants; None where it has none here."""
-    v = [a.constant_value() if a.is_constant() else a for a in args]
+    return apply_reserved(name, [a.constant_value() if a.is_constant() else a for a in args])
+
+
+def apply_reserved(name: str, v: list) -> bool | int | str | None:
+    """The value of a reserved operator on Python values (a RegLan argument as its
+    term); None where it has none here."""
     if name == "str.<":
         return v[0] < v[1]
     if name == "str.<=":
@@ -134,13 +134,13 @@ def _apply(name: str, args) -> bool | int | str | None:
         return v[0] if v[1] == "" else v[0].replace(v[1], v[2])
     if name == "str.in_re":
         try:
-            return in_re(v[0], args[1])
+            return in_re(v[0], v[1])
         except NotConstant:
             return None
     if name in ("div", "mod"):
         if v[1] == 0:
             return None  # unspecified in SMT-LIB: the solver may pick any value
-        q = _euclid_div(int(v[0]), int(v[1]))
+        q = euclid_div(int(v[0]), int(v[1]))
         return q if name == "div" else int(v[0]) - int(v[1]) * q
     if name == "abs":
         return abs(int(v[0]))
@@ -151,7 +151,29 @@ def _apply(name: str, args) -> bool | int | str | None:
     return None
 
 
-def _euclid_div(a: int, b: int) -> int:
+# -- SMT-LIB's semantics on Python values (here and in spotit.smt.compiled) ----------------
+
+def str_at(text: str, k: int) -> str:
+    return text[k] if 0 <= k < len(text) else ""
+
+
+def str_substr(text: str, k: int, m: int) -> str:
+    return text[k:k + m] if 0 <= k < len(text) and m > 0 else ""
+
+
+def str_indexof(text: str, t: str, k: int) -> int:
+    return text.find(t, k) if 0 <= k <= len(text) else -1
+
+
+def str_to_int(text: str) -> int:
+    return int(text) if text != "" and all("0" <= c <= "9" for c in text) else -1
+
+
+def str_from_int(n: int) -> str:
+    return str(n) if n >= 0 else ""
+
+
+def euclid_div(a: int, b: int) -> int:
     """SMT-LIB ``div``: ``a = b*q + r`` with ``0 <= r < |b|``."""
     q = a // b if b > 0 else -(a // -b)
     return q
