@@ -179,9 +179,14 @@ def test_fuzz_jobs_split_the_budget_and_add_up(tmp_path, capsys):
     alone = [fuzz(examples=4, seed=7000 + i, out_dir=tmp_path) for i in range(2)]
     assert both["jobs"] == 2
     found = [(d.kind, d.part, d.detail[:300]) for r in alone for d in r.discrepancies]
-    for name in ("expressions_checked", "tables_checked", "query_pairs_checked"):
+    for name in ("tables_checked", "query_pairs_checked"):
         # (a finding ends its row early: the message shows any, to tell a load-made one)
         assert both[name] == sum(getattr(r, name) for r in alone) > 0, (name, both, found)
+    # which of a case's checks its solver calls decide (the others are skipped, not
+    # counted) can change with a timeout on a loaded machine: the same cases, within 5 %
+    alone_expressions = sum(r.expressions_checked for r in alone)
+    assert abs(both["expressions_checked"] - alone_expressions) <= alone_expressions / 20
+    assert both["expressions_checked"] > 0
     assert both["discrepancies"] == len(found), (both, found)
     assert status == (1 if both["discrepancies"] else 0)
     # the counts as the run went: each worker's file, and their sum, final at the end

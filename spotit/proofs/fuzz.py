@@ -53,19 +53,22 @@ from spotit.proofs.seeds import Seed, SeedSet
 from spotit.proofs.tables import TableCase, check_tables
 from spotit.proofs.windows import WindowCase, check_window
 
+EXPRESSIONS_PER_ROW = 12  # Thm 1 expressions of a case, each checked on every row
+ROWS_PER_CASE = 32  # rows of a case's table, each pinned in turn
+CHECKS_PER_CASE = EXPRESSIONS_PER_ROW * ROWS_PER_CASE
 # "collation": comparisons a column's collation decides (a fixed share of every run:
 # a collation bug hides in one comparison of text that differs only in case or spaces)
 EXPRESSION_KINDS = ("any", "num", "text", "bool", "date", "collation", "collation")
 SEMANTICS = ("set", "bag", "list")
 PAIR_BOUND = 2
-# examples per Hypothesis search, per claim (a round runs one search of each); table
-# pairs are decided without the solver in milliseconds: many per round cost nothing
-BATCH = {"expression": 48, "tables": 100, "relation": 20, "query_pair": 4, "window": 10,
-         "rules": 20}
+# examples per Hypothesis search, per claim (a round runs one search of each;
+# expressions: four cases of EXPRESSIONS_PER_ROW); table pairs are decided without the
+# solver in milliseconds: many per round cost nothing. A search that ends after one
+# case spends most of its time in Hypothesis (its first example, the simplest, is one
+# checked before)
+BATCH = {"expression": 4 * EXPRESSIONS_PER_ROW, "tables": 100, "relation": 20,
+         "query_pair": 4, "window": 10, "rules": 20}
 FAILURES = ("divergence", CRASH)  # outcomes that are findings
-EXPRESSIONS_PER_ROW = 12  # Thm 1 expressions of a case, each checked on every row
-ROWS_PER_CASE = 8  # rows of a case's table, each pinned in turn
-CHECKS_PER_CASE = EXPRESSIONS_PER_ROW * ROWS_PER_CASE
 SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
 # per solver call of a Thm 1 case (expression, window call, query on a pinned table):
 # most are decided without the solver; the few that reach it and take longer (strings
@@ -585,10 +588,12 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
                          min_size=EXPRESSIONS_PER_ROW, max_size=EXPRESSIONS_PER_ROW),
                 st.just(rows), st.just(data))))
         count = [0]
+        expressions_seen = [0]  # what --examples counts: expressions, each on every row
 
         def one(case):
             exprs, rows, data = case
             exprs = list(dict.fromkeys(exprs))  # a repeat on its rows is the same check
+            expressions_seen[0] += len(exprs)
             table = check_pinned_rows(_pinned(rows[0], exprs[0], data), rows, exprs, solver,
                                       SOLVER_TIMEOUT)
             for outcomes in table:
@@ -602,12 +607,12 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
                         return outcome.kind, outcome
             return "ok", None
 
-        _, case, outcome = search(strategy, one, max(1, n // CHECKS_PER_CASE), run_seed,
+        _, case, outcome = search(strategy, one, max(1, n // EXPRESSIONS_PER_ROW), run_seed,
                                   stop_at)
         report.expressions_checked += count[0]
         if case is not None:  # the expression that failed, on its row
             case = (outcome.expr, outcome.row, case[2])
-        return count[0], case, outcome
+        return expressions_seen[0], case, outcome
     if part == "window":
         fname = _window_function(only) if only and only.upper() != ALL_WINDOWS else None
         strategy = st.tuples(window_rows(), window_calls(fname))

@@ -65,7 +65,7 @@ from spotit.smt.walkers import collect_symbols
 
 EVALUATED_ROWS = "evaluated-rows"  # an outcome's path: decided by a compiled formula
 COMPLETION_SECONDS = 2.0
-SLOW = "the solver ran out of time on this expression on another row of the case"
+SOLVED_ELSEWHERE = "left to the solver, which judged this expression on another row of the case"
 # a witnessed value's exactness half goes to the solver on 1 case in ROWS_RECHECK (a
 # subset of pinned._rechecked's 1 in 16): at this path's rate that is as many solver
 # checks a minute as the batch path made, and they would otherwise take most of the time
@@ -100,18 +100,25 @@ def check_pinned_rows(case: PinnedCase, rows: Sequence[tuple], exprs: Sequence[s
                 decided[(i, j)] = replace(got, expr=exprs[j])
     if declined is not None:
         declined.update(why)
+    # each expression goes to the solver on one row of the case: the rows it cannot
+    # decide here are mostly alike (a free reading, a text only the solver decomposes),
+    # and a case of many rows would spend most of its time there. The row chosen is one
+    # where most expressions need the solver: each such row costs a table of its own.
+    need: dict[int, list[int]] = {}  # expression -> the rows it needs the solver on
+    for i, j in ((i, j) for i in range(len(rows)) for j in range(len(exprs))):
+        if (i, j) not in decided:
+            need.setdefault(j, []).append(i)
+    load = Counter(i for rs in need.values() for i in rs)
+    chosen = {j: max(rs, key=lambda i: (load[i], -i)) for j, rs in need.items()}
     out = []
-    slow: set[str] = set()  # expressions the solver ran out of time on, on some row
     for i, row in enumerate(rows):
-        todo = [x for j, x in enumerate(exprs) if (i, j) not in decided and x not in slow]
+        todo = [exprs[j] for j in sorted(chosen) if chosen[j] == i]
         done = dict(zip(todo, check_pinned_batch(replace(case, row=row, expr=todo[0]), todo,
                                                  solver, timeout) if todo else (),
                         strict=True))
-        # one timeout per expression and case: on the other rows it would mostly time
-        # out again, and a case of many rows would spend minutes there
-        slow.update(x for x, o in done.items() if o.kind == "error")
         out.append([replace(decided.get((i, j)) or done.get(x) or PinnedOutcome(
-            "skipped", detail=SLOW, expr=x), row=row) for j, x in enumerate(exprs)])
+            "skipped", detail=SOLVED_ELSEWHERE, expr=x), row=row)
+            for j, x in enumerate(exprs)])
     return out
 
 
@@ -274,16 +281,23 @@ class _Table:
         return _Row(row, conn, values, used)
 
     def _witnessed(self, c: _Compiled, values: dict[FNode, Any]) -> dict[FNode, Any]:
-        """``values`` and what the definitions' ``solve`` computes from them and the
-        completion, in rounds (as ``determined.with_witnesses``): a candidate model,
-        which the caller checks."""
+        """``values`` and what the definitions' ``solve`` computes, in rounds (as
+        ``determined.with_witnesses``): first from what the pins force (the value then
+        depends on the row alone, as SQLite's does), then from the completion too: a
+        candidate model, which the caller checks."""
         if not c.witnesses:
             return values
         values = dict(values)
+        self._witness_rounds(c, values, {}, False)
+        self._witness_rounds(c, values, c.input_free, True)
+        return values
+
+    def _witness_rounds(self, c: _Compiled, values: dict[FNode, Any],
+                        free: dict[FNode, Any], total: bool) -> None:
         for _ in range(DEFINITION_ROUNDS):
             # a symbol some witness computes is no input before it is computed
-            inputs = dict(zip(c.inputs.roots, c.inputs.run(values, c.input_free,
-                                                           sqlite_reading, True), strict=True))
+            inputs = dict(zip(c.inputs.roots, c.inputs.run(values, free, sqlite_reading,
+                                                           total), strict=True))
             found = False
             for d in c.witnesses:
                 if any(s in values for s in d.symbols):
@@ -294,7 +308,6 @@ class _Table:
                     found = True
             if not found:
                 break
-        return values
 
     def _input(self, inputs: dict[FNode, Any], f: FNode) -> FNode:
         """A witness input's value as a constant (``f`` itself if it has none)."""
