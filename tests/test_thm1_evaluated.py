@@ -97,11 +97,15 @@ def test_what_smtlib_leaves_unspecified_is_not_evaluated():
 
 
 def _cases(n: int, seed: int) -> list[tuple]:
-    out: list[tuple] = []
-    strategy = st.sampled_from(DATA_LEVELS).flatmap(lambda data: fuzz_rows(data).flatmap(
+    return sample(st.sampled_from(DATA_LEVELS).flatmap(lambda data: fuzz_rows(data).flatmap(
         lambda row: st.tuples(st.sampled_from(EXPRESSION_KINDS).flatmap(
             lambda k: expressions(k, 3, None, related_texts(FUZZ_COLUMNS, row))),
-            st.just(row), st.just(data))))
+            st.just(row), st.just(data)))), n, seed)
+
+
+def sample(strategy: st.SearchStrategy, n: int, seed: int) -> list:
+    """``n`` examples of ``strategy``, the same ones for the same seed."""
+    out: list = []
 
     @hypothesis_seed(seed)
     @settings(max_examples=n, database=None, deadline=None, phases=(Phase.generate,),

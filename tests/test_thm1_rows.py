@@ -7,8 +7,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from pysmt.environment import get_env, reset_env
 from pysmt.shortcuts import (
@@ -42,7 +40,7 @@ from spotit.smt import ops
 from spotit.smt.compiled import UNKNOWN, Program
 from spotit.smt.evaluate import evaluate
 from spotit.solvers.testing import requires_solver
-from tests.test_thm1_evaluated import _plus_is_off_by_one
+from tests.test_thm1_evaluated import _plus_is_off_by_one, sample
 
 
 @pytest.fixture(autouse=True)
@@ -121,22 +119,11 @@ def test_definitions_are_followed_and_a_cycle_is_not():
 
 
 def _cases(n: int, seed: int, rows: int = 4) -> list[tuple]:
-    out: list[tuple] = []
-    strategy = st.sampled_from(DATA_LEVELS).flatmap(lambda data: st.lists(
+    return sample(st.sampled_from(DATA_LEVELS).flatmap(lambda data: st.lists(
         fuzz_rows(data), min_size=rows, max_size=rows).flatmap(lambda rs: st.tuples(
             st.lists(st.sampled_from(EXPRESSION_KINDS).flatmap(
                 lambda k: expressions(k, 3, None, rows_related(rs))), min_size=6, max_size=6),
-            st.just(rs), st.just(data))))
-
-    @hypothesis_seed(seed)
-    @settings(max_examples=n, database=None, deadline=None, phases=(Phase.generate,),
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def collect(case):
-        out.append(case)
-
-    collect()
-    return out[:n]
+            st.just(rs), st.just(data)))), n, seed)
 
 
 @requires_solver("z3")
