@@ -10,12 +10,13 @@ are values the compiled formulas run on.
 
 A (row, expression) is decided here only as :func:`spotit.proofs.determined.
 determined_value` decides it without a solver, on a narrower footing: the value
-is a constant under what the pins force (or, read as SQLite's doubles, under one
-interpretation: "witnessed"), and one total assignment (the forced values, the
-plainest value of every other symbol, the functions read as SQLite's) makes every
-assertion TRUE, so a model exists. Everything else (a free choice, a value only a
-solver or a witness computation finds) goes to ``check_pinned_batch`` for that
-row, so each outcome is the one it would give; a test checks the two agree.
+is a constant under what the pins force (else the value of the model below:
+"witnessed", one admissible value), and one total assignment (the forced values,
+the witnesses, a solver model of the table's constraints for what the pins leave
+free, the functions read as SQLite's, a constant function for the others) makes
+every assertion TRUE, so a model exists. Everything else (a free choice, a value
+only the solver finds) goes to ``check_pinned_batch``, on one row per expression;
+a test checks the two paths agree.
 """
 
 from __future__ import annotations
@@ -77,8 +78,10 @@ def check_pinned_rows(case: PinnedCase, rows: Sequence[tuple], exprs: Sequence[s
                       declined: Counter[str] | None = None) -> list[list[PinnedOutcome]]:
     """Thm 1 for each of ``exprs`` on each of ``rows`` of ``case``'s table
     (``case.row`` and ``case.expr`` are ignored): ``out[i][j]`` is expression j on
-    row i, the outcome ``check_pinned_batch`` gives for it. ``declined`` counts why
-    checks went to ``check_pinned_batch`` (one per check)."""
+    row i. Decided here, it is the outcome ``check_pinned_batch`` gives (a test checks
+    they agree); otherwise ``check_pinned_batch``'s own, on one row per expression,
+    and ``skipped`` (SOLVED_ELSEWHERE) on its other rows. ``declined`` counts why
+    checks were not decided here (one per check)."""
     decided: dict[tuple[int, int], PinnedOutcome] = {}
     why: Counter[str] = Counter()
     table = _attempt(lambda: _Table(case, solver))
