@@ -39,6 +39,7 @@ from datetime import datetime
 from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT, STRING, FunctionType
 
+from spotit import concrete
 from spotit.encodings.builder import Builder
 from spotit.encodings.calendar import (
     _div,
@@ -562,7 +563,9 @@ def fn_strftime(enc: Encoder, args: list[Value]) -> Value:
     fmt = fmt_v.constant()
     if fmt is None:
         return Value(b.TRUE, ())
-    fmt = str(fmt)
+    # the format is text as SQLite spells it: a REAL in 15 significant digits
+    # (-8.15862134795342e-18), not Python's shortest round trip (...53421e-18)
+    fmt = str(concrete.evaluate("CAST(? AS TEXT)", (fmt,)))
     tv = _time_value_of(enc, args[1:])
     p = _parts_dict(b, tv) if any(c in fmt for c in "YmdHMSfjWw") else {}
     pieces: list[FNode] = []
