@@ -346,14 +346,14 @@ def _sqlite_row(case: PinnedCase) -> tuple[sqlite3.Connection, tuple]:
     return conn, conn.execute(f"SELECT {names} FROM t").fetchone()
 
 
-def _rechecked(expr: str, row: tuple) -> bool:
+def _rechecked(expr: str, row: tuple, every: int = WITNESS_RECHECK) -> bool:
     """Whether a case decided with computed witnesses also goes to the solver path,
     which checks what the witnesses cannot: that no other value is allowed; and
     whether a determined case the pins do not put in the exact range in Python asks
     the solver whether it is (a fixed share of the cases, chosen by expression and
     row so that a rerun chooses the same and every expression is rechecked on some
     rows). The admissible half, soundness, is checked on every case."""
-    return zlib.crc32(f"{expr}\x00{row!r}".encode()) % WITNESS_RECHECK == 0
+    return zlib.crc32(f"{expr}\x00{row!r}".encode()) % every == 0
 
 
 def _judged(expected: object, known: Determined, always_approximate: bool) -> PinnedOutcome:

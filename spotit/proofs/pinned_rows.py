@@ -22,7 +22,6 @@ a test checks the two paths agree.
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -55,6 +54,7 @@ from spotit.proofs.pinned import (
     PinnedOutcome,
     _judged,
     _matches,
+    _rechecked,
     _schema,
     _sqlite_row,
     bound_plan,
@@ -140,7 +140,6 @@ class _Compiled:
     """One expression's encoding over the symbolic row, compiled."""
 
     expr: str
-    plan: Any
     operators: frozenset[str]
     program: Program
     alts: tuple[StorageClass, ...]  # the classes of the value's alternatives, in order
@@ -248,7 +247,7 @@ class _Table:
             inputs = Program(list(dict.fromkeys(asked)), definitions)
         except NotCompilable as e:
             return f"not compiled: {e}"
-        return _Compiled(expr, plan, frozenset(operators_of(plan, expr)), program,
+        return _Compiled(expr, frozenset(operators_of(plan, expr)), program,
                          tuple(a.cls for a in out.alts), len(assertions), row_definitions,
                          len(exactness), literals, free, definitions, witnesses, inputs,
                          {s: v for s, v in free.items()
@@ -356,7 +355,7 @@ class _Table:
             determined = Determined(cls, value, True, True)
             if not _matches(expected, determined):
                 return "witnessed: another value than SQLite's"  # the solver judges it
-            if _sampled(c.expr, r.row):
+            if _rechecked(c.expr, r.row, ROWS_RECHECK):
                 return "witnessed: sampled for the solver's exactness check"
             # as determined_value: where the witnesses fix the value without SQLite's
             # reading of the functions, whether they put the row in the exact range
@@ -370,16 +369,12 @@ class _Table:
         else:
             in_range = _in_range([forced[k] for k in exact_roots],
                                  [model[k] for k in exact_roots])
-            if in_range is None and _sampled(c.expr, r.row):
+            if in_range is None and _rechecked(c.expr, r.row, ROWS_RECHECK):
                 # as determined_value: on the sampled cases the solver is asked
                 return "whether the row is in the exact range"
             determined = Determined(cls, value, in_range, False)
         outcome = _judged(expected, determined, approximate)
         return replace(outcome, path=EVALUATED_ROWS, operators=c.operators)
-
-
-def _sampled(expr: str, row: tuple) -> bool:
-    return zlib.crc32(f"{expr}\x00{row!r}".encode()) % ROWS_RECHECK == 0
 
 
 def _value(values: list, alts: Sequence[StorageClass]
