@@ -92,3 +92,20 @@ def test_a_case_checked_before_in_the_run_is_not_checked_again():
     again = F._search(st.integers(0, 3), check, 3, seed=2, stop_at=None, fresh=fresh)
     assert first[0] == 3 and len(checked) == len(set(checked))  # no case twice
     assert again[0] == len(checked) - 3 <= 1  # only what the first did not see
+
+
+def test_shrinking_stops_when_its_time_is_up(monkeypatch):
+    """Every case fails here, so Hypothesis would shrink for as long as it may; once
+    SHRINK_SECONDS have passed since the finding, the search must end at the next
+    candidate (it drew candidates for five minutes when told they all passed) and
+    return the failure it has."""
+    from hypothesis import strategies as st
+
+    monkeypatch.setattr(F, "SHRINK_SECONDS", 0.0)
+    drawn = []
+    strategy = st.lists(st.integers(0, 10**6), min_size=30, max_size=30).map(
+        lambda xs: drawn.append(xs) or tuple(xs))
+    checked, case, outcome = F._search(strategy, lambda c: ("divergence", "bad"),
+                                       examples=10, seed=1, stop_at=None)
+    assert outcome == "bad" and case is not None and len(case) == 30
+    assert checked == 1 and len(drawn) <= 2

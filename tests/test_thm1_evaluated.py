@@ -29,6 +29,7 @@ from pysmt.typing import INT, STRING
 from spotit.encodings import registry
 from spotit.encodings.values import Value
 from spotit.ir import scalar as S
+from spotit.proofs import pinned
 from spotit.proofs.fuzz import EXPRESSION_KINDS, _pinned
 from spotit.proofs.generators import (
     DATA_LEVELS,
@@ -315,6 +316,25 @@ def test_a_rounding_is_computed_as_doubles_on_the_fast_path():
     assert out.sqlite_value == 1.0 / 3
     slow = check_pinned(case, solver_free=False)
     assert (slow.kind, slow.path) == ("ok", "solver")  # SQLite's double is admissible
+
+
+@pytest.mark.parametrize("solver_free", [True, False])
+@pytest.mark.parametrize("expr", ["CAST(r * 10 AS INTEGER)", "(r * 10) % 4", "r * 10 >= 7"])
+def test_an_exact_value_no_double_has_is_outside_the_exact_range(monkeypatch, expr,
+                                                                 solver_free):
+    """0.7's double times 10 is 6.99...96 exactly, no double: SQLite's product is 7.0,
+    so truncating or comparing it gives 7, 3.0, 1, while the exact range (rounding the
+    identity) would give 6, 2.0, 0. The row is outside the exact range (IEEE's rounding
+    at the pinned point is a fact the harness adds), not a value the encoding calls
+    exact; every case's exactness half is asked here."""
+    assert Fraction(0.7) * 10 < 7 and float(Fraction(0.7) * 10) == 7.0
+    monkeypatch.setattr(pinned, "_rechecked", lambda *a, **k: True)
+    out = check_pinned(PinnedCase((("r", "REAL"),), (0.7,), expr), solver_free=solver_free)
+    assert (out.kind, out.exact) == ("ok", False), out
+    assert out.detail == "admissible (outside the exactly encoded range)"
+    # where the product is a double (0.75 * 4 = 3.0) the row is in the exact range
+    control = PinnedCase((("r", "REAL"),), (0.75,), expr.replace("10", "4"))
+    assert check_pinned(control, solver_free=solver_free).exact
 
 
 def test_a_partly_known_prefix_test_stays_a_term():

@@ -344,14 +344,23 @@ def apply_modifier(enc: Encoder, tv: TimeValue, mod: Value) -> TimeValue:
 
 
 def _add_seconds(b: Builder, tv: TimeValue, seconds: int) -> TimeValue:
-    """The time value ``seconds`` later, normalised; NULL out of SQLite's range."""
-    zero = b.int(0)
+    """The time value ``seconds`` later, normalised. It may leave SQLite's range and come
+    back ('-1 day', '+2 days' on Julian day 0): only a later step that needs the civil
+    date, and the end (``_time_value_of``), check the range."""
     total = b.plus(b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), tv.secs),
                    b.int(seconds))
     day = b.floordiv(total, SECONDS_PER_DAY)
     secs = b.minus(total, b.times(day, b.int(SECONDS_PER_DAY)))
-    ok = b.and_(b.le(zero, day), b.le(day, b.int(LAST_DAY)))
-    return TimeValue(b.or_(tv.null, b.not_(ok)), secs, day, ms=tv.ms)  # whole seconds: ms stay
+    return TimeValue(tv.null, secs, day, ms=tv.ms)  # whole seconds: ms stay
+
+
+def _checked(b: Builder, tv: TimeValue) -> TimeValue:
+    """NULL unless SQLite's Julian day (in milliseconds) is within 0 .. 9999-12-31
+    23:59:59.999: the day number counts from noon, so day 0 is valid from 12:00:00."""
+    ok = b.and_(b.le(b.int(SECONDS_PER_DAY // 2),
+                     b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), tv.secs)),
+                b.le(tv.day(b), b.int(LAST_DAY)))
+    return replace(tv, null=b.or_(tv.null, b.not_(ok)))
 
 
 def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
@@ -372,12 +381,12 @@ def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
     y3 = b.ite(b.and_(over, december), b.plus(y2, b.int(1)), y2)
     if planted("date-month-clamp"):
         y3, m3, d3 = y2, m2, b.ite(over, dim, d)
-    # out of SQLite's range (before 4714 BC or after 9999) is NULL; a year that starts
-    # in 0..9999 and moves forward cannot fall below
+    # SQLite computes the Julian day of a year outside -4713..9999 as an error (NULL);
+    # a year that starts in 0..9999 and moves forward cannot fall below. A day before
+    # Julian day 0 is checked where the range is (``_time_value_of``)
     out = b.lt(b.int(9999), y3)
     if months < 0 or not tv.four_digit_year:
-        out = b.or_(out, b.and_(b.lt(y3, b.int(0)),
-                                b.lt(julian_day_number(b, y3, m3, d3), b.int(0))))
+        out = b.or_(out, b.lt(y3, b.int(-4713)))
     return TimeValue(b.or_(tv.null, out), tv.secs, None, (y3, m3, d3), tv.clock,
                      months == 0 and tv.four_digit_year,
                      tv.normalized,  # conservative: a raw clock may read 24:00:00
@@ -385,13 +394,23 @@ def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
 
 
 def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
+    """The time value of a date function's arguments, with SQLite's range checks: a
+    modifier may move it out of range and back (its Julian day is only a number), but
+    one that needs the civil date of a Julian day out of range is an error, and the
+    result must be in range (``DATE(0, 'start of year')`` is NULL: before day 0)."""
+    b = enc.b
     tv = time_value(enc, args[0])
     in_range = _always_in_range(args[0])
+    civil = True  # SQLite holds the civil date (read from text, or a 'start of')
     for i, mod in enumerate(args[1:]):
         zone = _time_zone_modifier(mod)
         if zone is None:
+            kind = _modifier_kind(mod)
+            if kind != "seconds" and not civil and not in_range:
+                tv = _checked(b, tv)  # the civil date of a Julian day out of range
             tv = apply_modifier(enc, tv, mod)
             in_range = in_range and _keeps_range(mod)
+            civil = kind == "start"
             continue
         if not in_range:
             raise Unsupported(f"date modifier '{zone}' on a time value that may be outside "
@@ -402,7 +421,23 @@ def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
         if args[0].is_constant() and not _is_now(args[0]):
             tv = _constant_time(enc, args[0].constant()) if i == 0 else \
                 _add_seconds(enc.b, tv, 0)
-    return tv
+            civil = False
+    return tv if in_range else _checked(b, tv)
+
+
+def _modifier_kind(mod: Value) -> str:
+    """'start' (of day, month, year: SQLite then holds a civil date), 'months' (and
+    years: they need the civil date first), 'seconds' (days to seconds: Julian day
+    arithmetic alone) or 'other'."""
+    text = mod.constant() if mod.is_constant() else None
+    if not isinstance(text, str):
+        return "other"
+    if " ".join(text.lower().split()) in ("start of day", "start of month", "start of year"):
+        return "start"
+    hit = _MOD_RE.match(text)
+    if hit is None:
+        return "other"
+    return "months" if hit.group(3).lower() in ("month", "year") else "seconds"
 
 
 def _time_zone_modifier(mod: Value) -> str | None:
@@ -445,7 +480,9 @@ def _always_in_range(v: Value) -> bool:
         except concrete.SqliteEvalError:
             return False
         return jd is not None and 1721059.5 <= jd < LAST_DAY + 0.5
-    return bool(v.alts) and all(a.date is not None for a in v.alts)
+    # parts of a date before year 0 ('-4713-11-24', DATE(0)) read as midnight: before
+    # Julian day 0 at noon, out of range
+    return bool(v.alts) and all(a.date is not None and a.date.ordered for a in v.alts)
 
 
 def _keeps_range(mod: Value) -> bool:

@@ -290,8 +290,18 @@ def lemmas(enc: Encoder, model: dict) -> list[FNode]:
             continue
         if (const := b.model_constant(sym, value)) is not None:
             values[sym] = const
+    return [*(near for _, _, near in enc.parse_points), *facts_at(enc, values)]
+
+
+def facts_at(enc: Encoder, values: dict[FNode, FNode]) -> list[FNode]:
+    """``exact = v -> round(exact) = double(v)`` (and SQLite's reading of a text) at
+    each point ``values`` make a constant: true of SQLite's doubles. A proof harness
+    adds them to its exact range, where rounding is the identity: without them that
+    range admits an exact value no double has (0.7 * 10 is 6.99...96 exactly, so
+    ``CAST(r * 10 AS INTEGER)`` would be 6 there; SQLite's double is 7.0)."""
+    b = enc.b
     ev = Doubles(b.env, values)
-    out = [near for _, _, near in enc.parse_points]
+    out = []
     roundings = [*((text, r) for text, r, _ in enc.parse_points), *enc.rounding_points.items()]
     for arg, r in roundings:
         v, double = ev.simplify(arg), ev.simplify(r)

@@ -29,8 +29,8 @@ from fractions import Fraction
 from pysmt.fnode import FNode
 
 from spotit.encodings.builder import Builder
-from spotit.encodings.encoder import Definition
-from spotit.encodings.rounding import Doubles
+from spotit.encodings.encoder import Definition, Encoder
+from spotit.encodings.rounding import Doubles, facts_at
 from spotit.encodings.values import Value
 from spotit.ir.types import StorageClass
 from spotit.proofs.leftovers import satisfiable
@@ -282,6 +282,20 @@ def completion(b: Builder, assertions: Sequence[FNode], solver: str, timeout: fl
         if const is not None:
             out[s] = const
     return out
+
+
+def at_doubles(b: Builder, encoders: Sequence[Encoder], assertions: Sequence[FNode],
+               seed: dict[FNode, FNode] | None = None) -> list[FNode]:
+    """SQLite's rounding at the exact values the pins fix (``rounding.facts_at``), for a
+    harness's exact range: there rounding is the identity, which on an exact value no
+    double has (0.7 * 10) is no reading SQLite has. True facts, so they only narrow
+    the exact range to rows where it is SQLite's."""
+    if not any(e.rounding_points or e.parse_points for e in encoders):
+        return []
+    values = forced(b, assertions, seed)
+    if values is None:
+        return []
+    return [f for e in encoders for f in facts_at(e, values)]
 
 
 def forced(b: Builder, assertions: Sequence[FNode], seed: dict[FNode, FNode] | None = None

@@ -47,6 +47,7 @@ from spotit.proofs.crashes import CRASH, crash_detail
 from spotit.proofs.determined import (
     Determined,
     Settled,
+    at_doubles,
     completion,
     determined_value,
     forced,
@@ -178,6 +179,7 @@ class _PinnedRow:
         self.base = [*self.db.constraints(enc), *enc.side, *pins]
         self.base += enc.used_definitions(self.base)
         self.base_exactness = list(enc.exactness)
+        self.base_encoder = enc
         self.base_definitions = list(enc.definitions)
         self.base_symbols = frozenset(collect_symbols(self.base))
         self.base_approximate = enc.always_approximate
@@ -246,6 +248,8 @@ class _PinnedRow:
         # after used_definitions: a definition the expression pulls in records its
         # approximation (UPPER of long text) only then
         exactness = [*self.base_exactness, *enc.exactness]
+        exactness += at_doubles(b, (self.base_encoder, enc),
+                                own if self.seed is not None else [*self.base, *own], self.seed)
         approximate = self.base_approximate or enc.always_approximate
         if solver_free and self.seed is not None:
             # the assertions without defs: those only name out's parts for the solver

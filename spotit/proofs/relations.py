@@ -34,7 +34,7 @@ from spotit.encodings.equivalence import Semantics, differ
 from spotit.encodings.values import constant
 from spotit.errors import Unsupported
 from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.determined import forced
+from spotit.proofs.determined import at_doubles, forced
 from spotit.proofs.generators import window_rows
 from spotit.proofs.leftovers import satisfiable
 from spotit.proofs.pinned import EVALUATED, PinnedOutcome, bound_plan
@@ -108,7 +108,7 @@ def check_query(case: QueryCase, solver: str = "z3", timeout: float = 20.0,
         return QueryOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
     if enc.always_approximate:
         return QueryOutcome("ok", expected, expected, "admissible (over-approximated)", False)
-    settled = b.and_(*enc.determinism, *enc.exactness)
+    settled = b.and_(*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base))
     res = backend.check(SmtLibWriter().script([*base, settled]), timeout=timeout)
     if res.status is not Status.SAT:
         return QueryOutcome("ok", expected, expected, "admissible (a choice matters)", False)

@@ -30,7 +30,7 @@ from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
 from spotit.errors import Unsupported
 from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.determined import determined_value
+from spotit.proofs.determined import at_doubles, determined_value
 from spotit.proofs.pinned import (
     EVALUATED,
     EXACT_RANGE_SECONDS,
@@ -152,7 +152,7 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
         return WindowOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
     if enc.always_approximate:
         return WindowOutcome("ok", expected, expected, "admissible (over-approximated)")
-    settled = b.and_(*enc.determinism, *enc.exactness)
+    settled = b.and_(*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base))
     res = backend.check(SmtLibWriter().script([*base, settled]), timeout=timeout)
     if res.status is not Status.SAT:
         return WindowOutcome("ok", expected, expected, "admissible (a choice matters)")
@@ -176,8 +176,9 @@ def _evaluated(b: Builder, db: SymbolicDatabase, enc: Encoder, pins: list, expec
     assertions = [*core, *enc.used_definitions(core)]
     limit = min(timeout, EXACT_RANGE_SECONDS)
     known = []
+    exactness = [*enc.exactness, *at_doubles(b, (enc,), assertions)]
     for v in values:
-        value = determined_value(b, v, assertions, enc.exactness, solver, limit)
+        value = determined_value(b, v, assertions, exactness, solver, limit)
         if value is None:
             return None
         known.append(value)
