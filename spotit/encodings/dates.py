@@ -311,8 +311,31 @@ def _parse_text(enc: Encoder, s: FNode) -> TimeValue:
 
 # ---------------------------------------------------------------------- modifiers
 
-_MOD_RE = re.compile(
-    r"^\s*([+-]?)\s*(\d+)\s+(day|hour|minute|second|month|year)s?\s*$", re.IGNORECASE)
+# SQLite 3.40's spellings, exactly: any case; the number right after its sign, then
+# whitespace, the unit (an 's' allowed), nothing after; 'start of ' with one space
+# each. Anything else ('+ 5 days', ' +5 days', '+5 days ', 'start  of month') is an
+# error there (NULL) or another modifier: unsupported here, never read loosely
+_MOD_RE = re.compile(r"([+-]?)(\d+)\s+(day|hour|minute|second|month|year)s?\Z",
+                     re.IGNORECASE | re.ASCII)
+_START_RE = re.compile(r"start of (day|month|year)\Z", re.IGNORECASE)
+# SQLite refuses a move of this many units or more (its float limits, measured on
+# 3.40), even one a later modifier would undo; a month or year move that large leaves
+# the years -4713..9999 (NULL anyway)
+MOVE_LIMITS = {"second": 464269992787968, "minute": 7737900007424, "hour": 128969998336,
+               "day": 5373485}
+
+
+def parse_modifier(text: object) -> tuple[str, str, int] | None:
+    """``("start", unit, 0)`` or ``("move", unit, n)`` for a modifier SQLite reads so,
+    None for any other text."""
+    if not isinstance(text, str):
+        return None
+    if hit := _START_RE.match(text):
+        return "start", hit.group(1).lower(), 0
+    if hit := _MOD_RE.match(text):
+        n = int(hit.group(2)) * (-1 if hit.group(1) == "-" else 1)
+        return "move", hit.group(3).lower(), n
+    return None
 
 
 def apply_modifier(enc: Encoder, tv: TimeValue, mod: Value) -> TimeValue:
@@ -322,23 +345,22 @@ def apply_modifier(enc: Encoder, tv: TimeValue, mod: Value) -> TimeValue:
     text = mod.constant()
     if text is None:
         return replace(tv, null=b.TRUE)
-    text = str(text)
-    low = " ".join(text.lower().split())
+    parsed = parse_modifier(text)
+    if parsed is None:
+        raise Unsupported(f"date modifier '{text}'")
+    kind, unit, n = parsed
     zero = b.int(0)
-    if low == "start of day":
+    if kind == "start" and unit == "day":
         return replace(tv, secs=zero, clock=(zero, zero, zero), ms=None)
-    if low in ("start of month", "start of year"):
+    if kind == "start":
         y, m, _ = tv.ymd(b)
-        m2 = b.int(1) if low == "start of year" else m
+        m2 = b.int(1) if unit == "year" else m
         return TimeValue(tv.null, zero, None, (y, m2, b.int(1)), (zero, zero, zero),
                          tv.four_digit_year, True)
-    hit = _MOD_RE.match(text)
-    if not hit:
-        raise Unsupported(f"date modifier '{text}'")
-    n = int(hit.group(2)) * (-1 if hit.group(1) == "-" else 1)
-    unit = hit.group(3).lower()
     if unit in ("month", "year"):
         return _add_months(b, tv, n * (12 if unit == "year" else 1))
+    if abs(n) >= MOVE_LIMITS[unit]:
+        return replace(tv, null=b.TRUE)
     seconds = n * {"day": SECONDS_PER_DAY, "hour": 3600, "minute": 60, "second": 1}[unit]
     return _add_seconds(b, tv, seconds)
 
@@ -429,15 +451,12 @@ def _modifier_kind(mod: Value) -> str:
     """'start' (of day, month, year: SQLite then holds a civil date), 'months' (and
     years: they need the civil date first), 'seconds' (days to seconds: Julian day
     arithmetic alone) or 'other'."""
-    text = mod.constant() if mod.is_constant() else None
-    if not isinstance(text, str):
+    parsed = parse_modifier(mod.constant() if mod.is_constant() else None)
+    if parsed is None:
         return "other"
-    if " ".join(text.lower().split()) in ("start of day", "start of month", "start of year"):
+    if parsed[0] == "start":
         return "start"
-    hit = _MOD_RE.match(text)
-    if hit is None:
-        return "other"
-    return "months" if hit.group(3).lower() in ("month", "year") else "seconds"
+    return "months" if parsed[1] in ("month", "year") else "seconds"
 
 
 def _time_zone_modifier(mod: Value) -> str | None:
@@ -486,10 +505,13 @@ def _always_in_range(v: Value) -> bool:
 
 
 def _keeps_range(mod: Value) -> bool:
-    """A modifier that cannot move a time value of 0000..9999 out of that range."""
-    text = mod.constant() if mod.is_constant() else None
-    return isinstance(text, str) and " ".join(text.lower().split()) in (
-        "start of day", "start of month", "start of year")
+    """A modifier that cannot move a time value of 0000..9999 out of that range: a
+    'start of', or months and years forward (a year past 9999 is NULL at once)."""
+    parsed = parse_modifier(mod.constant() if mod.is_constant() else None)
+    if parsed is None:
+        return False
+    kind, unit, n = parsed
+    return kind == "start" or (unit in ("month", "year") and n >= 0)
 
 
 def _parts_dict(b: Builder, tv: TimeValue) -> dict[str, FNode]:
