@@ -16,6 +16,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from pysmt.fnode import FNode
+from pysmt.typing import BOOL, REAL, FunctionType
 
 from spotit.encodings import conversions as C
 from spotit.encodings import numtext
@@ -83,7 +84,14 @@ def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
             if both_int and planted("int-division-real"):
                 real_cases.append((g, b.real_div(b.to_real(p), b.to_real(q))))
             elif both_int:
-                int_cases.append((g, b.int_div_trunc(p, q)))
+                quotient = b.int_div_trunc(p, q)
+                bounds = int_interval(p)
+                if bounds is not None and bounds[0] > INT64_MIN:
+                    int_cases.append((g, quotient))
+                else:  # INT64_MIN / -1 leaves 64 bits: SQLite divides the doubles
+                    over = b.and_(b.eq(p, b.int(INT64_MIN)), b.eq(q, b.int(-1)))
+                    int_cases.append((b.and_(g, b.not_(over)), quotient))
+                    real_cases.append((b.and_(g, over), b.real(2**63)))
             else:
                 real_cases.append((g, rounded(enc, b.real_div(p, q), taken)))
             continue
@@ -219,15 +227,21 @@ def fn_sign(enc: Encoder, args: list[Value]) -> Value:
 
 
 ROUND_DIGITS_MODELLED = 15  # ROUND(x, n) for n up to this: a double's decimal precision
+EXACT_DOUBLE_INTEGERS = 2**52  # beyond, every double is an integer: ROUND leaves it
 
 
 @function("ROUND", arity=(1, 2), arg_kinds=("num", "digits"))
 def fn_round(enc: Encoder, args: list[Value]) -> Value:
-    """ROUND(x[, n]) as a REAL, rounding half away from zero on exact rationals.
-
-    SQLite rounds the double, so values within one ulp of a tie can differ:
-    marked approximate (validation on SQLite decides).
-    """
+    """ROUND(x[, n]) as SQLite 3.40's ``roundFunc`` computes it, on the double's exact
+    value. A double beyond 2**52 is returned as it is. ``n = 0``: ``x ± 0.5`` in doubles
+    (a rounding), truncated. ``n >= 1``: SQLite prints x with ``"%!.*f"`` and reads the
+    text back; its printf adds ``|x|·3e-16`` to the half-unit rounder where
+    ``n + exponent2(x)/3 < 15`` (so 0.285, the double 0.28499999999999998, is 0.29 at two
+    digits): there the value is the half-up rounding or that nudged one (a function of
+    x chooses; they differ only within 3e-16 relative of a decimal tie); elsewhere
+    printf's digits run past a double's precision (ROUND(2147483648, 12) is
+    2147483647.999999) and the value is a free function of x. Always approximate:
+    validation on SQLite decides."""
     b = enc.b
     x = C.to_real(enc, args[0])
     digits = 0
@@ -241,29 +255,48 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
             return Value(b.TRUE, ())
         digits = round_digits(c)
         if digits > ROUND_DIGITS_MODELLED:
-            # SQLite prints the double with that many digits and reads it back; past
-            # a double's precision its printf's digits drift: ROUND(2020.0, 16) is
+            # past a double's precision its printf's digits drift: ROUND(2020.0, 16) is
             # 2019.999999999999 (SQLite 3.40), ROUND(123.456, 17) is 123.456
             raise Unsupported(f"ROUND to {digits} digits (more than "
                               f"{ROUND_DIGITS_MODELLED}: SQLite's printf digits)")
-    enc.approximate("ROUND on exact rationals")
     if not x.alts:
+        enc.approximate("ROUND on exact rationals")
         return x
     r = x.alts[0].term
-    scale = b.real(Fraction(10) ** digits)
-    scaled = b.times(r, scale)
+    taken = b.not_(null)
+    size = b.ite(b.le(b.real(0), r), r, b.neg(r))
     half = b.real(Fraction(1, 2))
-    up = b.to_real(b.real_trunc(b.plus(scaled, half)))
-    down = b.to_real(b.real_trunc(b.minus(scaled, half)))
-    whole = b.ite(b.le(b.real(0), scaled), up, down)
+    scale = b.real(Fraction(10) ** digits)
+    if digits == 0:
+        # (sqlite_int64)(r + 0.5): the sum is a double first (0.49999999999999994 + 0.5
+        # is 1.0); exact where that rounding is the identity (rounding.rounded)
+        whole = b.to_real(b.real_trunc(rounded(enc, b.plus(size, half), taken)))
+    else:
+        scaled = b.times(size, scale)
+        whole = b.to_real(b.real_trunc(b.plus(scaled, half)))
+        nudged = b.to_real(b.real_trunc(b.plus(b.plus(scaled, half), b.times(
+            b.times(size, b.real(Fraction(3e-16))), scale))))
+        up = b.m.Function(b.m.Symbol(f"uf!round_nudged_{digits}",
+                                     FunctionType(BOOL, [REAL])), [r])
+        limit = Fraction(1, 4) if digits == 15 else Fraction(2) ** (45 - 3 * digits)
+        drifting = b.m.Function(b.m.Symbol(f"uf!round_printf_{digits}",
+                                           FunctionType(REAL, [REAL])), [r])
+        nudging = b.lt(size, b.real(limit))
+        # exact where the nudge changes nothing (away from a decimal tie) and the
+        # digits do not drift: the range searched first, SQLite's value there
+        enc.approximate("ROUND on exact rationals", b.implies(
+            taken, b.and_(nudging, b.eq(nudged, whole))))
+        whole = b.ite(nudging, b.ite(up, nudged, whole), b.times(drifting, scale))
     if planted("round-half-even"):  # a tie goes to the even neighbour
-        tie = b.eq(b.minus(scaled, b.to_real(b.real_trunc(scaled))),
-                   b.ite(b.le(b.real(0), scaled), half, b.neg(half)))
+        exact = b.times(size, scale)
+        tie = b.eq(b.minus(exact, b.to_real(b.real_trunc(exact))), half)
         odd = b.not_(b.eq(b.int_rem_trunc(b.real_trunc(whole), b.int(2)), b.int(0)))
-        toward_zero = b.to_real(b.real_trunc(scaled))
-        whole = b.ite(b.and_(tie, odd), toward_zero, whole)
-    # SQLite reads the rounded decimal back as a double
-    return real_value(b, rounded(enc, b.real_div(whole, scale), b.not_(null)), null)
+        whole = b.ite(b.and_(tie, odd), b.to_real(b.real_trunc(exact)), whole)
+    magnitude = b.real_div(whole, scale)
+    signed = b.ite(b.le(b.real(0), r), magnitude, b.neg(magnitude))
+    # SQLite reads the printed decimal back as a double; beyond 2**52 nothing changes
+    value = rounded(enc, signed, taken)
+    return real_value(b, b.ite(b.lt(b.real(EXACT_DOUBLE_INTEGERS), size), r, value), null)
 
 
 def round_digits(c: int | float | str | bytes) -> int:
