@@ -219,3 +219,32 @@ def test_round_admits_sqlites_value_on_a_sample_of_doubles():
         n, x = rng.randint(0, 15), rng.choice([1, -1]) * 10 ** rng.uniform(-3, 16)
         out = check_pinned(PinnedCase((("r", "REAL"),), (x,), f"ROUND(r, {n})"))
         assert out.kind == "ok", (n, x, out)
+
+
+def test_round_read_as_sqlite_reads_it_is_sqlites_value():
+    """The encoding of ROUND(r, n) evaluated with its functions read as SQLite's
+    (``rounding.Doubles``: the nudge's choice, printf's drifting digits) is SQLite's
+    ROUND, on seeded doubles of every size and digit count, the ties below a half
+    among them: the facts a spurious candidate teaches the solver are true ones."""
+    import random
+
+    from spotit.encodings.numeric import fn_round
+    from spotit.encodings.values import int_value, real_value
+
+    rng = random.Random(11)
+    samples = [(0.285, 2), (2.675, 2), (-1.005, 2), (0.125, 2), (2147483648.0, 12)]
+    samples += [(rng.choice([1, -1]) * 10 ** rng.uniform(-3, 16), rng.randint(1, 15))
+                for _ in range(80)]
+    for x, n in samples:
+        enc = _encoder()
+        b = enc.b
+        r = b.sym("r", rounding.REAL)
+        value = fn_round(enc, [real_value(b, r, b.FALSE), int_value(b, b.int(n), b.FALSE)])
+        term = rounding.Doubles(b.env, {r: b.real(Fraction(x))}).simplify(value.alts[0].term)
+        expected = sqlite_value(f"SELECT ROUND({x!r}, {n})")
+        assert term.is_constant() and float(term.constant_value()) == expected, (x, n, term)
+        # a model r = x teaches the solver SQLite's choice for both of ROUND's functions
+        facts = rounding.lemmas(enc, {"r": Fraction(x)})
+        nudging = abs(x) < (0.25 if n == 15 else 2.0 ** (45 - 3 * n))  # printf's nudge
+        for name in (f"uf!round_printf_{n}", *[f"uf!round_nudged_{n}"] * nudging):
+            assert any(name in str(f) for f in facts), (x, n, name, facts)

@@ -98,6 +98,8 @@ class Encoder:
         self.always_approximate = False  # some approximation has no exact range
         self.rounding_points: dict[FNode, FNode] = {}  # exact -> rounded: rounding.py
         self.parse_points: list[tuple[FNode, FNode, FNode]] = []  # rounding.parsed
+        # (argument, application) of other functions with a SQLite reading (rounding.READINGS)
+        self.reading_points: list[tuple[FNode, FNode]] = []
         self.unmodelled: set[str] = set()  # what SQLite does that no formula says (notes)
         self.two_phase = False  # set by the pipeline when determinism is not trivially true
         self._rel_cache: dict[tuple, SymRel] = {}

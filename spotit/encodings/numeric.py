@@ -12,6 +12,7 @@ INTEGER operand of REAL arithmetic is made a double first (``rounding.promoted``
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from fractions import Fraction
 
@@ -23,7 +24,7 @@ from spotit.encodings import numtext
 from spotit.encodings.builder import Builder, int_interval
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
-from spotit.encodings.rounding import EDGE_ROUNDING, promoted, rounded
+from spotit.encodings.rounding import EDGE_ROUNDING, READINGS, promoted, rounded
 from spotit.encodings.values import Alt, Value, int_value, normalize, null_value, real_value
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
@@ -228,6 +229,45 @@ def fn_sign(enc: Encoder, args: list[Value]) -> Value:
 
 ROUND_DIGITS_MODELLED = 15  # ROUND(x, n) for n up to this: a double's decimal precision
 EXACT_DOUBLE_INTEGERS = 2**52  # beyond, every double is an integer: ROUND leaves it
+PRINTF_NUDGE = Fraction(3e-16)  # relative, added to printf's half-unit rounder
+
+
+def _sqlite_round(x: float, digits: int) -> Fraction | None:
+    from spotit.concrete import evaluate
+
+    value = evaluate(f"ROUND(?, {digits})", (x,))
+    return Fraction(value) if isinstance(value, float) else None
+
+
+def _nudged_reading(digits: int):
+    """SQLite's choice at ``x`` of ``uf!round_nudged_<digits>``: whether ROUND(x, digits)
+    is the nudged rounding (True where both are the same), None if it is neither."""
+    def reading(x: Fraction) -> bool | None:
+        x = Fraction(float(x))
+        size, scale = abs(x), Fraction(10) ** digits
+        whole = math.floor(size * scale + Fraction(1, 2))
+        nudged = math.floor(size * scale + Fraction(1, 2) + size * PRINTF_NUDGE * scale)
+        sqlite = _sqlite_round(float(x), digits)
+        if sqlite is None:
+            return None
+        if abs(sqlite) == Fraction(float(nudged / scale)):
+            return True
+        return False if abs(sqlite) == Fraction(float(whole / scale)) else None
+    return reading
+
+
+def _printf_reading(digits: int):
+    """SQLite's ``uf!round_printf_<digits>`` at ``x``: |ROUND(x, digits)|, the decimal
+    its printf wrote read back."""
+    def reading(x: Fraction) -> Fraction | None:
+        sqlite = _sqlite_round(float(x), digits)
+        return None if sqlite is None else abs(sqlite)
+    return reading
+
+
+for _digits in range(1, ROUND_DIGITS_MODELLED + 1):
+    READINGS[f"uf!round_nudged_{_digits}"] = _nudged_reading(_digits)
+    READINGS[f"uf!round_printf_{_digits}"] = _printf_reading(_digits)
 
 
 @function("ROUND", arity=(1, 2), arg_kinds=("num", "digits"))
@@ -275,12 +315,13 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
         scaled = b.times(size, scale)
         whole = b.to_real(b.real_trunc(b.plus(scaled, half)))
         nudged = b.to_real(b.real_trunc(b.plus(b.plus(scaled, half), b.times(
-            b.times(size, b.real(Fraction(3e-16))), scale))))
+            b.times(size, b.real(PRINTF_NUDGE)), scale))))
         up = b.m.Function(b.m.Symbol(f"uf!round_nudged_{digits}",
                                      FunctionType(BOOL, [REAL])), [r])
         limit = Fraction(1, 4) if digits == 15 else Fraction(2) ** (45 - 3 * digits)
         drifting = b.m.Function(b.m.Symbol(f"uf!round_printf_{digits}",
                                            FunctionType(REAL, [REAL])), [r])
+        enc.reading_points += [(r, up), (r, drifting)]
         nudging = b.lt(size, b.real(limit))
         # exact where the nudge changes nothing (away from a decimal tie) and the
         # digits do not drift: the range searched first, SQLite's value there

@@ -23,6 +23,7 @@ Python's doubles (the same IEEE operations). Overflow to infinity is not modelle
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 from pysmt.fnode import FNode
@@ -247,9 +248,16 @@ class Doubles(Evaluator):
         return super().walk_function(formula, args, **kwargs)
 
 
+# SQLite's reading of the other uninterpreted functions an encoding makes (ROUND's), by
+# name, registered where the function is made: f(value) -> its value, None where none
+READINGS: dict[str, Callable[[Fraction], bool | Fraction | None]] = {}
+
+
 def sqlite_reading(name: str, value) -> bool | int | Fraction | str | None:
     """SQLite's value of the uninterpreted function ``name`` at ``value`` (see
     :class:`Doubles`); None for another function, or where it has no rational value."""
+    if (reading := READINGS.get(name)) is not None:
+        return reading(Fraction(value))
     if name == "uf!round":
         try:
             return Fraction(float(Fraction(value)))
@@ -280,7 +288,7 @@ def lemmas(enc: Encoder, model: dict) -> list[FNode]:
     candidate SQLite did not confirm) is not found again. Sums (``accumulate``) depend
     on SQLite's order of rows and get none."""
     b = enc.b
-    if not enc.rounding_points and not enc.parse_points:
+    if not enc.rounding_points and not enc.parse_points and not enc.reading_points:
         return []
     values = {}
     for name, value in model.items():
@@ -302,7 +310,8 @@ def facts_at(enc: Encoder, values: dict[FNode, FNode]) -> list[FNode]:
     b = enc.b
     ev = Doubles(b.env, values)
     out = []
-    roundings = [*((text, r) for text, r, _ in enc.parse_points), *enc.rounding_points.items()]
+    roundings = [*((text, r) for text, r, _ in enc.parse_points), *enc.rounding_points.items(),
+                 *enc.reading_points]
     for arg, r in roundings:
         v, double = ev.simplify(arg), ev.simplify(r)
         if not arg.is_constant() and v.is_constant() and double.is_constant():

@@ -290,7 +290,7 @@ def at_doubles(b: Builder, encoders: Sequence[Encoder], assertions: Sequence[FNo
     harness's exact range: there rounding is the identity, which on an exact value no
     double has (0.7 * 10) is no reading SQLite has. True facts, so they only narrow
     the exact range to rows where it is SQLite's."""
-    if not any(e.rounding_points or e.parse_points for e in encoders):
+    if not any(e.rounding_points or e.parse_points or e.reading_points for e in encoders):
         return []
     values = forced(b, assertions, seed)
     if values is None:
