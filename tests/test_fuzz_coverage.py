@@ -25,12 +25,19 @@ def test_each_edge_class_is_recognised():
     assert edge_classes(("123456789012345",)) == set()  # 15 digits: a double holds them
     assert edge_classes((2**62,)) == {"int_overflow_edge"}
     assert edge_classes((0.5,)) == {"real"}
+    # 0.1 and 0.285 are no doubles (0.1's double is 0.1000000000000000055...): exact
+    # arithmetic and SQLite's doubles part there; 0.5 and 1e10 are doubles
+    assert edge_classes((0.1,)) == edge_classes((-0.285,)) == {"real", "inexact_decimal"}
+    assert edge_classes((100.0, 2.5e-3)) == {"real", "inexact_decimal"}  # 0.0025 is not
+    assert edge_classes((100.0, -2.25)) == {"real"}
 
 
 def test_literals_count_and_strings_hide_their_digits():
     assert edge_classes((1,), "s LIKE '%a'") == {"like_wildcards"}
     assert edge_classes((1,), "'1.5' || s") == set()  # a whole number, and no REAL literal
     assert edge_classes((1,), "r + 1.5") == {"real"}
+    assert edge_classes((1,), "ROUND(r, 2) = 2.675") == {"real", "inexact_decimal"}
+    assert edge_classes((1,), "s || '0.1'") == set()  # text, not a REAL
     assert edge_classes((1,), "i IS NULL") == {"null"}
 
 

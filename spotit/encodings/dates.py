@@ -427,11 +427,12 @@ def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
     for i, mod in enumerate(args[1:]):
         zone = _time_zone_modifier(mod)
         if zone is None:
-            kind = _modifier_kind(mod)
+            parsed = parse_modifier(mod.constant() if mod.is_constant() else None)
+            kind = _modifier_kind(parsed)
             if kind != "seconds" and not civil and not in_range:
                 tv = _checked(b, tv)  # the civil date of a Julian day out of range
             tv = apply_modifier(enc, tv, mod)
-            in_range = in_range and _keeps_range(mod)
+            in_range = in_range and _keeps_range(parsed)
             civil = kind == "start"
             continue
         if not in_range:
@@ -447,11 +448,10 @@ def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
     return tv if in_range else _checked(b, tv)
 
 
-def _modifier_kind(mod: Value) -> str:
-    """'start' (of day, month, year: SQLite then holds a civil date), 'months' (and
-    years: they need the civil date first), 'seconds' (days to seconds: Julian day
-    arithmetic alone) or 'other'."""
-    parsed = parse_modifier(mod.constant() if mod.is_constant() else None)
+def _modifier_kind(parsed: tuple[str, str, int] | None) -> str:
+    """Of a modifier ``parse_modifier`` read: 'start' (of day, month, year: SQLite then
+    holds a civil date), 'months' (and years: they need the civil date first),
+    'seconds' (days to seconds: Julian day arithmetic alone) or 'other'."""
     if parsed is None:
         return "other"
     if parsed[0] == "start":
@@ -504,10 +504,10 @@ def _always_in_range(v: Value) -> bool:
     return bool(v.alts) and all(a.date is not None and a.date.ordered for a in v.alts)
 
 
-def _keeps_range(mod: Value) -> bool:
-    """A modifier that cannot move a time value of 0000..9999 out of that range: a
-    'start of', or months and years forward (a year past 9999 is NULL at once)."""
-    parsed = parse_modifier(mod.constant() if mod.is_constant() else None)
+def _keeps_range(parsed: tuple[str, str, int] | None) -> bool:
+    """A modifier (as ``parse_modifier`` read it) that cannot move a time value of
+    0000..9999 out of that range: a 'start of', or months and years forward (a year
+    past 9999 is NULL at once)."""
     if parsed is None:
         return False
     kind, unit, n = parsed

@@ -9,10 +9,12 @@ class no case exercised (after a run long enough to expect one).
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable
 from datetime import date
+from fractions import Fraction
 
 from spotit.ir import scalar as S
 from spotit.ir.walk import iter_exprs
@@ -20,7 +22,7 @@ from spotit.ir.walk import iter_exprs
 # edge-value classes, in the order they are reported
 EDGE_CLASSES = ("null", "empty_text", "numeric_prefix_text", "long_numeric_text",
                 "like_wildcards", "mixed_case", "leap_day", "invalid_date_text",
-                "int_overflow_edge", "real")
+                "int_overflow_edge", "real", "inexact_decimal")
 # a number spelled with more digits than a double holds (15): SQLite's reading of it
 # (INTEGER or REAL, which double) is what the encoding approximates
 LONG_NUMBER_DIGITS = 15
@@ -32,6 +34,16 @@ _TEXT_LITERAL = re.compile(r"'((?:[^']|'')*)'")
 _NUMBER_LITERAL = re.compile(r"(?<![\w.'])(\d+\.\d*|\.\d+|\d+[eE][+-]?\d+)(?![\w'])")
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z_0-9]*)\s*\(")
 OVERFLOW_EDGE = 2**31  # integers this large, multiplied, leave 64 bits
+
+
+def _inexact(number: str) -> bool:
+    """Whether the decimal ``number`` is no double (0.1: its double is 0.1000...0555),
+    where SQLite's doubles and exact arithmetic part."""
+    try:
+        value = Fraction(number)
+        return math.isfinite(float(value)) and Fraction(float(value)) != value
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return False
 
 
 def operators_of(plan, expr: str = "") -> set[str]:
@@ -57,9 +69,12 @@ def edge_classes(values: Iterable[object], expr: str = "") -> set[str]:
         found.add("null")
     literals = [t.replace("''", "'") for t in _TEXT_LITERAL.findall(expr)]
     texts += literals
-    if any(isinstance(v, float) for v in values) or _NUMBER_LITERAL.search(
-            _TEXT_LITERAL.sub("''", expr)):
+    numbers = _NUMBER_LITERAL.findall(_TEXT_LITERAL.sub("''", expr))
+    if any(isinstance(v, float) for v in values) or numbers:
         found.add("real")
+    if any(_inexact(repr(v)) for v in values if isinstance(v, float)) or \
+            any(_inexact(n) for n in numbers):
+        found.add("inexact_decimal")
     if any(isinstance(v, int | float) and not isinstance(v, bool) and abs(v) >= OVERFLOW_EDGE
            for v in values) or any(len(n) >= 10 for n in re.findall(r"\d+", expr)):
         found.add("int_overflow_edge")
