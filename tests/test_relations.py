@@ -63,3 +63,27 @@ def test_window_paths_agree(case):
     if fast.path == "evaluated":
         slow = check_window(wc, timeout=4.0, solver_free=False)
         assert _agree(fast, slow), (call, rows, fast, slow)
+
+
+# rows of w (p, o, r, s, x): REALs whose sums SQLite's order of additions makes inexact.
+# (0.1 + 0.2) - 0.3 is 2**-54 in SQLite's doubles, 2**-55 exactly (0.1, 0.2, 0.3 as
+# doubles); 0.1 + 0.2 is 0.30000000000000004, the exact sum 0.3000000000000000166...
+INEXACT = ((1, 1, 0.1, "a", 1), (1, 2, 0.2, "a", 1), (1, 3, -0.3, "a", 1))
+DYADIC = ((1, 1, 0.5, "a", 1), (1, 2, 1.5, "a", 1), (1, 3, -2.0, "a", 1))
+
+
+def test_a_sum_of_doubles_that_is_no_double_is_admissible_but_not_exact():
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    assert conn.execute("SELECT (0.1 + 0.2) - 0.3").fetchone()[0] == 2.0 ** -54
+    for sql in ("SELECT SUM(r) FROM w", "SELECT TOTAL(r), COUNT(*) FROM w", "SELECT AVG(r) FROM w"):
+        out = check_query(QueryCase(INEXACT, sql), timeout=20.0)
+        assert out.kind == "ok" and not out.exact, (sql, out)
+        exact = check_query(QueryCase(DYADIC, sql), timeout=20.0)  # any order: exact
+        assert exact.kind == "ok" and exact.exact, (sql, exact)
+    for call in ("SUM(r) OVER (ORDER BY id)", "TOTAL(r) OVER (ORDER BY id ROWS 1 PRECEDING)"):
+        out = check_window(WindowCase(INEXACT, call), timeout=20.0)
+        assert out.kind == "ok" and not out.exact, (call, out)
+        exact = check_window(WindowCase(DYADIC, call), timeout=20.0)
+        assert exact.kind == "ok" and exact.exact, (call, exact)

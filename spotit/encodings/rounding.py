@@ -23,7 +23,7 @@ Python's doubles (the same IEEE operations). Overflow to infinity is not modelle
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 from pysmt.fnode import FNode
@@ -135,6 +135,8 @@ def slid(enc: Encoder, exact: FNode, seen: FNode) -> FNode:
     1.0 on the third row). Free, but exact while every value ever added is an integer
     and their magnitudes ``seen`` (the partition's) add up to at most 2**53."""
     b = enc.b
+    if not is_integral(exact):
+        enc.unmodelled.add(SUM_ORDER)
     r = b.fresh("sliding_sum", REAL)
     enc.side.append(b.implies(b.eq(seen, b.real(0)), b.eq(r, exact)))
     if is_integral(exact):
@@ -143,6 +145,27 @@ def slid(enc: Encoder, exact: FNode, seen: FNode) -> FNode:
     # always choose so (r is free there), and an empty frame's TOTAL is then 0.0
     enc.approximate(APPROXIMATION, b.eq(r, exact), refined=True)
     return r
+
+
+def sums_exact(values: Iterable[object]) -> bool:
+    """Whether every sum of some of ``values`` (a pinned table's cells, text by SQLite's
+    numeric reading), added in any order and subtracted again, is exact in doubles:
+    each is a multiple of 2**-q (every double is, for some q) and their magnitudes add
+    up to at most 2**(53 - q). Then a REAL sum's exact range is SQLite's value whatever
+    order it adds in (0.5 + 1.5 - 2.0); not for 0.1 + 0.2 - 0.3 (2**-55 exactly, 2**-54
+    in SQLite's order)."""
+    numbers = []
+    for v in values:
+        if isinstance(v, str):
+            v = concrete.evaluate("CAST(? AS REAL)", (v,))
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            if not math.isfinite(v):
+                return False
+            numbers.append(Fraction(v))
+    if not numbers:
+        return True
+    q = max(n.denominator.bit_length() - 1 for n in numbers)  # denominators: powers of 2
+    return sum(abs(n) for n in numbers) * 2**q <= EXACT_INTEGERS
 
 
 def parsed(enc: Encoder, text: FNode, nt, taken: FNode) -> FNode:

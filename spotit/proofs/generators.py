@@ -602,7 +602,8 @@ WINDOW_ARGS: dict[str, st.SearchStrategy[str]] = {
 WINDOW_VALUES = {
     "p": st.sampled_from([None, 1, 2]),
     "o": st.sampled_from([None, 1, 2, 3]),
-    "r": st.sampled_from([None, 0.5, 1.0, 2.0, -1.5]),
+    # 0.1 and 0.2 are no doubles: their sums depend on SQLite's order of additions
+    "r": st.sampled_from([None, 0.5, 1.0, 2.0, -1.5, 0.1, 0.2]),
     "s": st.sampled_from([None, "a", "A", "b", "B "]),
     "x": st.sampled_from([None, 1, 2, 1.5, "a", "1", ""]),
 }
