@@ -147,13 +147,13 @@ def slid(enc: Encoder, exact: FNode, seen: FNode) -> FNode:
     return r
 
 
-def sums_exact(values: Iterable[object]) -> bool:
+def sums_exact(values: Iterable[object], times: int = 1) -> bool:
     """Whether every sum of some of ``values`` (a pinned table's cells, text by SQLite's
-    numeric reading), added in any order and subtracted again, is exact in doubles:
-    each is a multiple of 2**-q (every double is, for some q) and their magnitudes add
-    up to at most 2**(53 - q). Then a REAL sum's exact range is SQLite's value whatever
-    order it adds in (0.5 + 1.5 - 2.0); not for 0.1 + 0.2 - 0.3 (2**-55 exactly, 2**-54
-    in SQLite's order)."""
+    numeric reading), each taken up to ``times`` times, added in any order and
+    subtracted again, is exact in doubles: each is a multiple of 2**-q (every double
+    is, for some q) and their magnitudes, ``times`` over, add up to at most 2**(53 - q).
+    Then a REAL sum's exact range is SQLite's value whatever order it adds in (0.5 +
+    1.5 - 2.0); not for 0.1 + 0.2 - 0.3 (2**-55 exactly, 2**-54 in SQLite's order)."""
     numbers = []
     for v in values:
         if isinstance(v, str):
@@ -165,7 +165,7 @@ def sums_exact(values: Iterable[object]) -> bool:
     if not numbers:
         return True
     q = max(n.denominator.bit_length() - 1 for n in numbers)  # denominators: powers of 2
-    return sum(abs(n) for n in numbers) * 2**q <= EXACT_INTEGERS
+    return sum(abs(n) for n in numbers) * times * 2**q <= EXACT_INTEGERS
 
 
 def parsed(enc: Encoder, text: FNode, nt, taken: FNode) -> FNode:
