@@ -47,6 +47,24 @@ def test_functions_are_read_from_the_text():
         "SUBSTR", "+", "CURRENT_DATE"}
 
 
+def test_a_generated_column_counts_only_where_the_expression_reads_it():
+    # the fuzz table's generated columns (gi = r * 2, gt = i + n, gn = s || '', gs =
+    # UPPER(sr)) are computed under every expression; ABS(i) uses no arithmetic, and a
+    # column's name inside a text literal reads nothing
+    from spotit.proofs.fuzz import _pinned
+    from spotit.proofs.pinned import _schema, bound_plan
+
+    def reached(expr: str) -> set[str]:
+        case = _pinned((None,) * 9, expr)
+        return operators_of(bound_plan(case.sql, _schema(case.ddl, "declared"), None), expr)
+
+    assert reached("ABS(i)") == {"ABS", "CALL"}
+    assert reached("ABS(gi)") == {"ABS", "CALL", "ARITH", "STOREDAS"}
+    assert reached("('gi' || i)") == {"CONCAT"}
+    assert reached("EXISTS (SELECT 1 FROM t AS t2 WHERE t2.gt = 'x')") == {
+        "EXISTS", "COMPARE", "ARITH", "STOREDAS"}
+
+
 def test_warnings_name_what_no_case_reached():
     cov: dict[str, Counter] = {}
     count(cov, {"LIKE"}, (None, "a%"), "s LIKE 'a%'")

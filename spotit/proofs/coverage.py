@@ -12,12 +12,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import date
 from fractions import Fraction
 
+from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.walk import iter_exprs
+from spotit.ir.walk import iter_exprs, iter_rels
 
 # edge-value classes, in the order they are reported
 EDGE_CLASSES = ("null", "empty_text", "numeric_prefix_text", "long_numeric_text",
@@ -52,13 +53,32 @@ def operators_of(plan, expr: str = "") -> set[str]:
     IIF into a CASE, and the generator chose the function written)."""
     from spotit.encodings import registry
 
-    out = {type(e).__name__.upper() for e, _ in iter_exprs(plan)
-           if not isinstance(e, S.Const | S.ColumnRef)} if plan is not None else set()
+    if plan is not None:
+        used = Counter(_names(iter_exprs(plan)))
+        used.subtract(_names(e for g in _unread_generated(plan, expr) for e in iter_exprs(g)))
+        out = {name for name, n in used.items() if n > 0}
+    else:
+        out = set()
     out |= {m.upper() for m in _CALLED.findall(expr) if m.upper() in registry.FUNCTIONS}
     if "(+" in expr.replace(" ", ""):
         out.add("+")
     out |= {w for w in re.findall(r"\bCURRENT_[A-Z]+\b", expr.upper()) if w in registry.FUNCTIONS}
     return out
+
+
+def _names(exprs: Iterable[tuple[S.Expr, int]]) -> Iterator[str]:
+    return (type(e).__name__.upper() for e, _ in exprs if not isinstance(e, S.Const | S.ColumnRef))
+
+
+def _unread_generated(plan, expr: str) -> Iterator[S.Expr]:
+    """The generated columns' definitions (``StoredAs`` projected under the column's
+    name) that ``expr`` does not name: the binder computes every generated column of a
+    table it scans, and their operators are not the expression's."""
+    words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", _TEXT_LITERAL.sub("''", expr).lower()))
+    for rel in iter_rels(plan):
+        if isinstance(rel, R.Project):
+            yield from (e for e, c in zip(rel.exprs, rel.out, strict=True)
+                        if isinstance(e, S.StoredAs) and c.name.lower() not in words)
 
 
 def edge_classes(values: Iterable[object], expr: str = "") -> set[str]:
