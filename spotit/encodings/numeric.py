@@ -24,7 +24,7 @@ from spotit.encodings import numtext
 from spotit.encodings.builder import Builder, int_interval
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
-from spotit.encodings.rounding import EDGE_ROUNDING, READINGS, promoted, rounded
+from spotit.encodings.rounding import EDGE_ROUNDING, READINGS, magnitude, promoted, rounded
 from spotit.encodings.values import Alt, Value, int_value, normalize, null_value, real_value
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
@@ -304,7 +304,7 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
         return x
     r = x.alts[0].term
     taken = b.not_(null)
-    size = b.ite(b.le(b.real(0), r), r, b.neg(r))
+    size = magnitude(b, r)
     half = b.real(Fraction(1, 2))
     scale = b.real(Fraction(10) ** digits)
     if digits == 0:
@@ -333,8 +333,8 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
         tie = b.eq(b.minus(exact, b.to_real(b.real_trunc(exact))), half)
         odd = b.not_(b.eq(b.int_rem_trunc(b.real_trunc(whole), b.int(2)), b.int(0)))
         whole = b.ite(b.and_(tie, odd), b.to_real(b.real_trunc(exact)), whole)
-    magnitude = b.real_div(whole, scale)
-    signed = b.ite(b.le(b.real(0), r), magnitude, b.neg(magnitude))
+    unsigned = b.real_div(whole, scale)
+    signed = b.ite(b.le(b.real(0), r), unsigned, b.neg(unsigned))
     # SQLite reads the printed decimal back as a double; beyond 2**52 nothing changes
     value = rounded(enc, signed, taken)
     return real_value(b, b.ite(b.lt(b.real(EXACT_DOUBLE_INTEGERS), size), r, value), null)
