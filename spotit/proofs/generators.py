@@ -201,8 +201,19 @@ COMPARE_OPS = ("=", "<>", "<", "<=", ">", ">=", "==", "!=")
 CAST_TYPES = ("INTEGER", "REAL", "TEXT", "NUMERIC", "INT", "VARCHAR(10)")
 
 
+# an INTEGER column or literal: INTEGER op INTEGER is where SQLite's integer arithmetic
+# shows (7 / 2 is 3, -7 % 2 is -1, 2**62 * 4 leaves 64 bits), and a ratio of two counts
+# without CAST AS REAL is the classic wrong text-to-SQL answer
+INTEGER_COLUMNS = ("i", "gi")
+INTEGER_OPERANDS = choice(st.sampled_from(INTEGER_COLUMNS), int_values.map(sql_literal))
+
+
 def _arith(draw: Draw, sub: Expr, kind: str) -> str:
-    return f"({draw(sub('num'))} {draw(st.sampled_from(ARITH_OPS))} {draw(sub('num'))})"
+    op = draw(st.sampled_from(ARITH_OPS))
+    if draw(st.integers(0, 2)) == 0:  # one in three: both INTEGER, a column among them
+        x, y = draw(st.sampled_from(INTEGER_COLUMNS)), draw(INTEGER_OPERANDS)
+        return f"({x} {op} {y})" if draw(st.booleans()) else f"({y} {op} {x})"
+    return f"({draw(sub('num'))} {op} {draw(sub('num'))})"
 
 
 def _negate(draw: Draw, sub: Expr, kind: str) -> str:
@@ -680,9 +691,9 @@ def window_calls(draw: Draw, only: str | None = None) -> str:
     return f"{name}({args}) OVER ({' '.join(parts)})"
 
 
-def window_rows() -> st.SearchStrategy[list[tuple]]:
+def window_rows(min_rows: int = 1) -> st.SearchStrategy[list[tuple]]:
     row = st.tuples(*(WINDOW_VALUES[c] for c in ("p", "o", "r", "s", "x")))
-    return st.lists(row, min_size=1, max_size=4)
+    return st.lists(row, min_size=min_rows, max_size=4)
 
 
 def missing_window_generators() -> list[str]:
