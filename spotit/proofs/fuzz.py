@@ -588,12 +588,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
         # and the data level: a third of the cases hold anything SQLite stores; each
         # case is ROWS_PER_CASE rows and EXPRESSIONS_PER_ROW expressions, one Thm 1
         # check each pair (each expression encoded once: spotit.proofs.pinned_rows)
-        strategy = st.sampled_from(DATA_LEVELS).flatmap(lambda data: st.lists(
-            fuzz_rows(data), min_size=ROWS_PER_CASE, max_size=ROWS_PER_CASE).flatmap(
-            lambda rows: st.tuples(
-                st.lists(row_expressions(only, rows_related(rows)),
-                         min_size=EXPRESSIONS_PER_ROW, max_size=EXPRESSIONS_PER_ROW),
-                st.just(rows), st.just(data))))
+        strategy = expression_cases(only)
         count = [0]
         expressions_seen = [0]  # what --examples counts: expressions, each on every row
 
@@ -681,6 +676,17 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
     checked, case, outcome = search(query_pairs(seeds), one_pair, n, run_seed, stop_at)
     report.query_pairs_checked += checked
     return checked, case, outcome
+
+
+def expression_cases(only: str | None = None
+                     ) -> st.SearchStrategy[tuple[list[str], list[tuple], str]]:
+    """A Thm 1 case: (EXPRESSIONS_PER_ROW expressions, ROWS_PER_CASE rows, data level)."""
+    return st.sampled_from(DATA_LEVELS).flatmap(lambda data: st.lists(
+        fuzz_rows(data), min_size=ROWS_PER_CASE, max_size=ROWS_PER_CASE).flatmap(
+        lambda rows: st.tuples(
+            st.lists(row_expressions(only, rows_related(rows)),
+                     min_size=EXPRESSIONS_PER_ROW, max_size=EXPRESSIONS_PER_ROW),
+            st.just(rows), st.just(data))))
 
 
 def row_expressions(only: str | None, related) -> st.SearchStrategy[str]:
