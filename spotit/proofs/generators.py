@@ -691,9 +691,9 @@ def window_calls(draw: Draw, only: str | None = None) -> str:
     return f"{name}({args}) OVER ({' '.join(parts)})"
 
 
-def window_rows(min_rows: int = 1) -> st.SearchStrategy[list[tuple]]:
+def window_rows() -> st.SearchStrategy[list[tuple]]:
     row = st.tuples(*(WINDOW_VALUES[c] for c in ("p", "o", "r", "s", "x")))
-    return st.lists(row, min_size=min_rows, max_size=4)
+    return st.lists(row, min_size=1, max_size=4)
 
 
 def missing_window_generators() -> list[str]:
