@@ -73,6 +73,8 @@ EDGE_REALS = (0.0, 0.5, -0.5, 1.0, 1.5, 2.5, -2.5, 0.25, -2.25, 100.0, 2.5e-3, 1
 # texts that collations tell apart or not: the same letters in other cases, trailing spaces
 CASE_TEXTS = ("a", "A", "a ", "A  ", "aB", "Ab")
 case_texts = st.sampled_from(CASE_TEXTS)
+
+
 def choice(*options: st.SearchStrategy) -> st.SearchStrategy:
     """One of ``options``, each as likely as the others. ``st.one_of`` flattens an
     option that is itself a ``one_of`` (or a map of one) into its branches and draws
@@ -468,7 +470,7 @@ def focused_expressions(draw: Draw, related: Related | None = None, depth: int =
         expr = draw(shapes)
         if reads_a_column(expr):
             return expr
-    assume(False)  # (about one draw in three thousand)
+    assume(False)  # rare: half the leaves are columns, so most tries read one
     raise AssertionError("unreachable")
 
 
