@@ -9,40 +9,25 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from spotit.proofs import generators as G
 from spotit.proofs.fuzz import expression_cases
-
-
-def drawn(strategy: st.SearchStrategy, n: int, seed: int = 11) -> list:
-    """``n`` examples of ``strategy`` (each a list: a leaf drawn alone repeats, and
-    Hypothesis skips a repeated example, which would skew the count)."""
-    out: list = []
-
-    @hypothesis_seed(seed)
-    @settings(max_examples=n, database=None, deadline=None, phases=(Phase.generate,),
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def collect(example) -> None:
-        out.append(example)
-
-    collect()
-    return out
+from tests.test_thm1_evaluated import sample  # (seeded examples of a strategy)
 
 
 def test_choice_draws_each_option_alike_however_many_branches_it_has():
     many = st.one_of(*(st.just(f"x{i}") for i in range(10)))
-    picks = [v for xs in drawn(st.lists(G.choice(st.just("one"), many), min_size=40,
-                                        max_size=40), 25) for v in xs]
+    picks = [v for xs in sample(st.lists(G.choice(st.just("one"), many), min_size=40,
+                                        max_size=40), 25, 11)
+                         for v in xs]
     assert 0.35 < picks.count("one") / len(picks) < 0.65
 
 
 def test_half_the_leaves_read_the_row():
     for kind in ("any", "num", "text"):
-        leaves = [v for xs in drawn(st.lists(G.leaf(kind), min_size=40, max_size=40), 25)
+        leaves = [v for xs in sample(st.lists(G.leaf(kind), min_size=40, max_size=40),
+                                     25, 11)
                   for v in xs]
         share = sum(G.reads_a_column(v) for v in leaves) / len(leaves)
         assert 0.35 < share < 0.65, (kind, share)
@@ -57,7 +42,7 @@ def test_a_case_of_expressions_is_seldom_thrown_away():
         generated[0] += 1
         return case
 
-    cases = drawn(expression_cases().map(counted), 30)
+    cases = sample(expression_cases().map(counted), 30, 11)
     assert len(cases) == 30
     assert generated[0] <= 36, generated[0]
     focused_reads = [G.reads_a_column(e) for exprs, _, _ in cases for e in exprs]
@@ -67,7 +52,7 @@ def test_a_case_of_expressions_is_seldom_thrown_away():
 def test_a_third_of_the_arithmetic_is_between_integers():
     integer = r"(?:i|gi|-?\d+)"
     shape = re.compile(rf"^\((?:(?:i|gi) [-+*/%] {integer}|{integer} [-+*/%] (?:i|gi))\)$")
-    exprs = [e for xs in drawn(st.lists(G.expressions("any", 1, "ARITH"), min_size=20,
-                                        max_size=20), 20) for e in xs]
+    exprs = [e for xs in sample(st.lists(G.expressions("any", 1, "ARITH"), min_size=20,
+                                        max_size=20), 20, 11) for e in xs]
     share = sum(bool(shape.match(e)) for e in exprs) / len(exprs)
     assert share > 0.25, share
