@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import signal
 import sys
 import time
 from datetime import datetime
@@ -269,6 +270,11 @@ def cmd_fuzz(args) -> int:
                   seed=args.seed, solvers=solvers, only=args.only, out_dir=str(args.out),
                   progress=progress, seeds=seeds, status=Path(args.out) / "status.json",
                   on_status=on_status)
+    # Ctrl-C, or a scheduler's SIGTERM, ends the run with the summary of what was done
+    from spotit.proofs.fuzz import stop_on_signal
+
+    signal.signal(signal.SIGINT, stop_on_signal)
+    signal.signal(signal.SIGTERM, stop_on_signal)
     if args.jobs and args.jobs > 1:
         from spotit.proofs.fuzz import fuzz_in_parallel
 
@@ -276,7 +282,8 @@ def cmd_fuzz(args) -> int:
     else:
         report = fuzz(**common)
     print(json.dumps(report.to_json(), default=str) if args.json else report.summary())
-    return 1 if report.discrepancies else 0
+    return 1 if report.discrepancies else 130 if report.interrupted else 0
+
 
 
 def _fuzz_bar(checks: int | None, minutes: float | None):

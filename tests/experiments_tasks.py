@@ -35,3 +35,21 @@ def worker_pids_sleeping(marks: str) -> list[int]:
             return pids
         time.sleep(0.05)
     return []
+
+
+def run_one_slow_task(marks: str) -> None:
+    """A parent for the orphan test: one worker sleeping in a task, then wait."""
+    from spotit.experiments.batch import Task, run_batch
+
+    for _ in run_batch([Task("slow", sleep_then_answer, (120.0, marks), 300)], workers=1,
+                       memory_mb=None):
+        pass
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state not in ("Z", "X")

@@ -8,6 +8,7 @@ Expected outcomes are derived by hand from the data below (comments say how).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -240,6 +241,32 @@ def test_a_killed_worker_costs_its_pair_only(tmp_path):
     assert results["quick"] == {"answer": 1} and results["quick2"] == {"answer": 2}
     assert results["slow"]["verdict"] == "error" and "died" in results["slow"]["reason"]
     assert results["dies"]["verdict"] == "error"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_workers_end_with_their_parent(tmp_path, sig):
+    # a scheduler's SIGTERM (or SIGKILL) reaches the parent only; its worker, busy in a
+    # two-minute task, must not run on
+    workers: list[int] = []
+    parent = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from tests.experiments_tasks import "
+         "run_one_slow_task; run_one_slow_task(sys.argv[1])", str(tmp_path)],
+        cwd=Path(__file__).parent.parent)
+    try:
+        workers = experiments_tasks.worker_pids_sleeping(str(tmp_path))
+        assert workers, "the task never started"
+        parent.send_signal(sig)
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and any(map(experiments_tasks.alive, workers)):
+            time.sleep(0.1)
+        assert not any(map(experiments_tasks.alive, workers))
+    finally:
+        parent.kill()
+        for pid in filter(experiments_tasks.alive, workers):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_dask_local_cluster_gives_the_same_results(bench):

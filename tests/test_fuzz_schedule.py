@@ -3,8 +3,15 @@ slow its cases are; an ``--examples`` run gives each part its example count."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
+
+import pytest
 
 from spotit.proofs import fuzz as F
 
@@ -109,3 +116,32 @@ def test_shrinking_stops_when_its_time_is_up(monkeypatch):
                                        examples=10, seed=1, stop_at=None)
     assert outcome == "bad" and case is not None and len(case) == 30
     assert checked == 1 and len(drawn) <= 2
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_sigterm_ends_a_run_with_the_summary_of_what_was_done(tmp_path, jobs):
+    # a scheduler stops a long run with SIGTERM: the run prints its counts so far, says
+    # it was interrupted, and leaves no worker behind
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spotit.cli", "fuzz", "--minutes", "5", "--jobs", str(jobs),
+         "--seed", "5", "--json", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        status = out / "status.json"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # until some checks are done
+            time.sleep(0.5)
+            with contextlib.suppress(OSError, ValueError):
+                if json.loads(status.read_text())["tables_checked"] > 0:
+                    break
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    report = json.loads(stdout)
+    assert report["interrupted"] is True
+    assert report["tables_checked"] > 0
+    assert report["crashes"] == 0, report["discrepancy_details"]
+    assert report["seconds"] < 120

@@ -15,6 +15,7 @@ import contextlib
 import multiprocessing as mp
 import os
 import resource
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -33,7 +34,18 @@ class Task:
     timeout: float  # the task's own budget; the hard limit adds GRACE_SECONDS
 
 
-def _worker(conn: Connection, memory_mb: int | None) -> None:
+def _exit_with_parent(lifeline: Connection) -> None:
+    """End this worker when the parent is gone, however it went (SIGTERM, SIGKILL):
+    the pipe's other end is the parent's alone, so the OS closes it when it dies.
+    Without this a worker busy in a long task outlives its parent (under forkserver
+    its own parent is the fork server, so nothing else would tell it)."""
+    with contextlib.suppress(EOFError, OSError):
+        lifeline.recv()
+    os._exit(1)
+
+
+def _worker(conn: Connection, memory_mb: int | None, lifeline: Connection) -> None:
+    threading.Thread(target=_exit_with_parent, args=(lifeline,), daemon=True).start()
     if memory_mb:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -59,9 +71,12 @@ def _worker(conn: Connection, memory_mb: int | None) -> None:
 class _Slot:
     def __init__(self, ctx, memory_mb: int | None):
         self.parent, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, memory_mb), daemon=True)
+        lifeline, self._lifeline = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_worker, args=(child, memory_mb, lifeline),
+                                daemon=True)
         self.proc.start()
         child.close()
+        lifeline.close()
         self.task: Task | None = None
         self.started = 0.0
 
@@ -70,6 +85,7 @@ class _Slot:
             self.proc.kill()
         self.proc.join(timeout=5)
         self.parent.close()
+        self._lifeline.close()
 
 
 def run_batch(tasks: Iterable[Task], *, workers: int = 2, memory_mb: int | None = 8192

@@ -14,6 +14,7 @@ import contextlib
 import json
 import math
 import os
+import signal
 import threading
 import time
 from collections import Counter
@@ -70,6 +71,23 @@ BATCH = {"expression": 4 * EXPRESSIONS_PER_ROW, "tables": 100, "relation": 20,
          "query_pair": 4, "window": 10, "rules": 20}
 FAILURES = ("divergence", CRASH)  # outcomes that are findings
 SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
+
+# Set by ``request_stop`` (the CLI's Ctrl-C and SIGTERM handler). The KeyboardInterrupt
+# the handler raises can be turned into an ordinary error where it lands (inside a
+# callback from C: SQLite's, a solver's); the run checks this too, between cases, and
+# discards the case it interrupted.
+STOP = threading.Event()
+
+
+def request_stop() -> None:
+    """Ask the run in this process to end after the case in progress."""
+    STOP.set()
+
+
+def stop_on_signal(signum: int, frame: object) -> None:
+    """A signal handler (SIGINT, SIGTERM): stop the run, and the case in progress."""
+    request_stop()
+    raise KeyboardInterrupt(f"signal {signum}")
 # per solver call of a Thm 1 case (expression, window call, query on a pinned table):
 # most are decided without the solver; the few that reach it and take longer (strings
 # under a NOCASE choice, LAG over ties) are inconclusive, and Hypothesis, which varies
@@ -115,6 +133,7 @@ class FuzzReport:
     seed: int = 0
     jobs: int = 1  # worker processes; worker i ran seed * 1000 + i
     first_found: float | None = None  # seconds into the run of the first wrong answer
+    interrupted: bool = False  # stopped by Ctrl-C or SIGTERM: the counts are those done
     # Thm 1 expressions per operator/function and per edge-value class (proofs.coverage)
     coverage: dict[str, Counter] = field(default_factory=dict)
     expected_operators: frozenset[str] = frozenset()  # those a warning names when unused
@@ -159,6 +178,7 @@ class FuzzReport:
             "solvers": list(self.solvers),
             "seed": self.seed,
             "jobs": self.jobs,
+            "interrupted": self.interrupted,
             "coverage": {k: dict(sorted(v.items())) for k, v in self.coverage.items()},
             "coverage_warnings": self.coverage_warnings(),
             "seeds": self.seeds.to_json() if self.seeds else None,
@@ -201,6 +221,8 @@ class FuzzReport:
             f"solvers: {', '.join(self.solvers)}; seed {self.seed}{self._workers()}; "
             f"{self.seconds:.0f} s",
         ]
+        if self.interrupted:
+            lines.append("INTERRUPTED: the counts are the checks finished before the stop")
         if self.seeds is not None:
             lines.append(self.seeds.summary())
         for name, n in sorted(self.rule_cases.items()):
@@ -272,11 +294,16 @@ def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, A
                 raise _ShrunkEnough
         elif stop_at is not None and time.monotonic() > stop_at:
             return
+        if STOP.is_set():
+            raise KeyboardInterrupt
         if failure is None and fresh is not None and (state["checked"] >= examples
                                                        or not fresh(case)):
             return  # (while shrinking, a smaller case is checked even if seen)
         state["checked"] += 1
         kind, outcome = check_one(case)
+        if STOP.is_set():  # the case was interrupted: its outcome means nothing
+            state["checked"] -= 1
+            raise KeyboardInterrupt
         if kind in FAILURES:
             state["failure"] = (case, outcome)
             state["found_at"] = state["found_at"] or time.monotonic()
@@ -290,6 +317,9 @@ def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, A
         hypothesis_seed(seed)(test)()
     except (_Found, _ShrunkEnough):
         pass
+    except KeyboardInterrupt:  # the checks done count; the run ends at ``finished``
+        request_stop()
+        return state["checked"], None, None
     except Exception:  # Hypothesis may call a failure flaky (solver timeouts differ)
         if state["failure"] is None:
             raise
@@ -320,6 +350,7 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
     """
     if examples is None and minutes is None and checks is None:
         examples = 100
+    STOP.clear()
     report = FuzzReport(solvers=solvers, seed=seed, seeds=seeds,
                         expected_operators=frozenset(reach.expected_operators()
                                                      if only is None else ()))
@@ -361,6 +392,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
         return max(0, min(BATCH[part], target - done[solver, part]))
 
     def finished() -> bool:
+        if STOP.is_set():
+            raise KeyboardInterrupt
         if stop_at is not None and time.monotonic() > stop_at:
             return True
         if checks is not None and report.theorem_checks >= checks:
@@ -402,28 +435,31 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
         if on_status is not None:
             on_status(data)
 
-    round_no = 0
-    while not finished():
-        if timed:  # the part furthest behind its share of the clock
-            active = [k for k in done if wanted(*k) > 0]
-            for _ in range(len(active)):  # as many searches as a round has
-                if finished():
-                    break
-                run(*min(active, key=lambda k: spent[k] / TIME_SHARES[k[1]]))
-        else:
-            for key in done:
-                if wanted(*key) > 0 and not finished():
-                    run(*key)
-        round_no += 1
-        if progress is not None:
-            of = f" of {checks}" if checks is not None else ""
-            progress(f"round {round_no}: {report.theorem_checks}{of} Thm 1/2 checks: "
-                     f"{report.expressions_checked} expressions, "
-                     f"{report.windows_checked} window calls, "
-                     f"{report.relations_checked} queries on tables, "
-                     f"{report.tables_checked} table pairs, {report.query_pairs_checked} "
-                     f"query pairs, {report.rules_checked} rule queries, "
-                     f"{len(report.discrepancies)} discrepancies")
+    try:  # Ctrl-C, or SIGTERM (the CLI): what was done so far is the report
+        round_no = 0
+        while not finished():
+            if timed:  # the part furthest behind its share of the clock
+                active = [k for k in done if wanted(*k) > 0]
+                for _ in range(len(active)):  # as many searches as a round has
+                    if finished():
+                        break
+                    run(*min(active, key=lambda k: spent[k] / TIME_SHARES[k[1]]))
+            else:
+                for key in done:
+                    if wanted(*key) > 0 and not finished():
+                        run(*key)
+            round_no += 1
+            if progress is not None:
+                of = f" of {checks}" if checks is not None else ""
+                progress(f"round {round_no}: {report.theorem_checks}{of} Thm 1/2 checks: "
+                         f"{report.expressions_checked} expressions, "
+                         f"{report.windows_checked} window calls, "
+                         f"{report.relations_checked} queries on tables, "
+                         f"{report.tables_checked} table pairs, {report.query_pairs_checked} "
+                         f"query pairs, {report.rules_checked} rule queries, "
+                         f"{len(report.discrepancies)} discrepancies")
+    except KeyboardInterrupt:
+        report.interrupted = True
     report.seconds = time.monotonic() - start
     report_status(final=True)
     return report
@@ -471,35 +507,52 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
         for i, out in run_batch(tasks, workers=jobs, memory_mb=None):
             finished.append((i, out))
 
+    def so_far(interrupted: bool = False) -> FuzzReport:
+        """The finished workers' reports plus the running workers' last status files
+        (after an interrupt, a worker that died of it counts by its status file too)."""
+        live = empty()
+        done = set()
+        for i, out in finished:
+            if "report" in out or not interrupted:
+                _merge(live, i, seed, out)
+                done.add(i)
+        for i, path in enumerate(worker_status):
+            if i not in done and path is not None and path.exists():
+                with contextlib.suppress(OSError, ValueError):  # gone: next time
+                    _merge(live, i, seed, {"report": json.loads(path.read_text())})
+        live.seconds = time.monotonic() - start
+        return live
+
     runner = threading.Thread(target=collect, name="fuzz-workers", daemon=True)
     runner.start()
     reported = 0
-    while runner.is_alive() or reported < len(finished):
-        runner.join(timeout=STATUS_SECONDS)
-        for i, out in finished[reported:]:
-            _merge(total, i, seed, out)
-            if progress is not None and "report" in out:
-                part = out["report"]
-                progress(f"worker {i} (seed {seed * 1000 + i}) done: "
-                         f"{part['expressions_checked']} expressions, "
-                         f"{part.get('windows_checked', 0)} window calls, "
-                         f"{part['tables_checked']} table pairs, "
-                         f"{part['query_pairs_checked']} query pairs, "
-                         f"{len(part['discrepancy_details'])} discrepancies")
-        reported = len(finished)
-        if status is not None and runner.is_alive():
-            live = empty()
-            done = {i for i, _ in finished}
-            for i, out in finished:
-                _merge(live, i, seed, out)
-            for i, path in enumerate(worker_status):
-                if i not in done and path is not None and path.exists():
-                    with contextlib.suppress(OSError, ValueError):  # gone: next time
-                        _merge(live, i, seed, {"report": json.loads(path.read_text())})
-            live.seconds = time.monotonic() - start
-            data = write_status(status, live, finished=False)
-            if on_status is not None:
-                on_status(data)
+    try:
+        while runner.is_alive() or reported < len(finished):
+            runner.join(timeout=STATUS_SECONDS)
+            for i, out in finished[reported:]:
+                _merge(total, i, seed, out)
+                if progress is not None and "report" in out:
+                    part = out["report"]
+                    progress(f"worker {i} (seed {seed * 1000 + i}) done: "
+                             f"{part['expressions_checked']} expressions, "
+                             f"{part.get('windows_checked', 0)} window calls, "
+                             f"{part['tables_checked']} table pairs, "
+                             f"{part['query_pairs_checked']} query pairs, "
+                             f"{len(part['discrepancy_details'])} discrepancies")
+            reported = len(finished)
+            if status is not None and runner.is_alive():
+                data = write_status(status, so_far(), finished=False)
+                if on_status is not None:
+                    on_status(data)
+    except KeyboardInterrupt:
+        # Ctrl-C reaches the workers too (one process group): give them a moment to send
+        # their reports; a worker that does not (SIGTERM to this process alone) counts
+        # by its status file, and ends when this process does (experiments.batch)
+        deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
+        while len(finished) < jobs and time.monotonic() < deadline:
+            runner.join(timeout=0.1)
+        total = so_far(interrupted=True)
+        total.interrupted = True
     total.seconds = time.monotonic() - start
     if status is not None:
         data = write_status(status, total, finished=True)
@@ -517,6 +570,7 @@ def _merge(total: FuzzReport, i: int, seed: int, out: dict[str, Any]) -> None:
             f"{out.get('reason', 'died')}", "", CRASH))
         return
     part = out["report"]
+    total.interrupted |= bool(part.get("interrupted"))
     for name in ("expressions_checked", "windows_checked", "relations_checked",
                  "tables_checked", "query_pairs_checked", "rules_checked",
                  "inconclusive", "unsupported", "spurious_pairs"):
@@ -529,10 +583,12 @@ def _merge(total: FuzzReport, i: int, seed: int, out: dict[str, Any]) -> None:
 
 
 def _fuzz_worker(kwargs: dict[str, Any]) -> dict[str, Any]:
+    signal.signal(signal.SIGINT, stop_on_signal)  # Ctrl-C reaches the workers too
     return {"report": fuzz(**kwargs).to_json()}
 
 
 STATUS_SECONDS = 2.0  # how often a run rewrites its status file (docs/fuzz.md)
+INTERRUPT_GRACE_SECONDS = 3.0  # an interrupted parallel run waits this long for workers
 
 
 def write_status(path: str | Path, report: FuzzReport, finished: bool) -> dict[str, Any]:
