@@ -2,7 +2,10 @@
 
 Plain script, not a test: ``python benchmarks/bench_fuzz.py [--cases 300] [--repeats 3]``.
 ``--part thm1-table`` is the fuzzer's Thm 1 today (every expression on every row of a
-case); ``thm1`` and ``thm1-rows`` are how earlier checkouts ran it.
+case); ``thm1`` and ``thm1-rows`` are how earlier checkouts ran it. ``pairs-both`` is the
+fuzzer's end-to-end part with ``--solver both``: each pair's verifier run with z3,
+cross-examined by cvc5, at the fuzzer's budget per run (``PAIR_TIMEOUT``); its
+``verdicts`` count the timeouts (inconclusive pairs).
 The cases are generated once with Hypothesis (fixed seed; generation is timed on its
 own), then every check runs ``--repeats`` times; the median rate is printed as
 checks/s. It only uses names that older checkouts have too, so the same command run
@@ -128,6 +131,17 @@ def pair(case: tuple, solver: str, timeout: float) -> Any:
     return check_query_pair(gold, pred, solver, 2, ddl=ddl, timeout=timeout)
 
 
+def pair_both(case: tuple, solver: str, timeout: float) -> Any:
+    """A pair as ``spotit fuzz --solver both`` checks it: ``solver`` cross-examined by
+    the other, with the fuzz's own budget per verifier run (``timeout`` unused)."""
+    from spotit.proofs import fuzz
+
+    ddl, gold, pred = case
+    other = "cvc5" if solver == "z3" else "z3"
+    return check_query_pair(gold, pred, solver, fuzz.PAIR_BOUND, ddl=ddl, cross=(other,),
+                            timeout=fuzz.PAIR_TIMEOUT)
+
+
 PARTS: dict[str, tuple[Callable[[], st.SearchStrategy],
                        Callable[[tuple, str, float], Any]]] = {
     "thm1": (thm1_strategy, thm1),
@@ -135,6 +149,7 @@ PARTS: dict[str, tuple[Callable[[], st.SearchStrategy],
     "thm1-table": (thm1_table_strategy, thm1_table),  # checkouts with check_pinned_rows
     "thm2": (lambda: st.tuples(table_pairs(), st.sampled_from(SEMANTICS)), thm2),
     "pairs": (query_pairs, pair),
+    "pairs-both": (query_pairs, pair_both),
 }
 
 
@@ -152,13 +167,14 @@ def measure(part: str, cases: int, repeats: int, seed: int, solver: str, timeout
     start = time.perf_counter()
     examples = generate(make(), cases, seed)
     generation = time.perf_counter() - start
-    rates, verdict_rates = [], []
+    rates, verdict_rates, cpu_rates = [], [], []
     kinds: Counter[str] = Counter()
     paths: Counter[str] = Counter()
     seconds: Counter[str] = Counter()  # time per path, last run
     for _ in range(repeats):
         outcomes = []
         seconds = Counter()
+        cpu = time.process_time()  # solver threads included: steadier on a busy machine
         for case in examples:
             t = time.perf_counter()
             got = check(case, solver, timeout)
@@ -167,16 +183,19 @@ def measure(part: str, cases: int, repeats: int, seed: int, solver: str, timeout
                 outcomes.append(o)
                 seconds[path_of(o)] += dt / (len(got) if isinstance(got, _Batch) else 1)
         rates.append(len(outcomes) / sum(seconds.values()))
+        cpu_rates.append(len(outcomes) / (time.process_time() - cpu))
         # what compares SQLite with the encoding (not skipped, unsupported, timed out)
         verdicts = sum(getattr(o, "kind", "ok") in VERDICTS for o in outcomes)
         verdict_rates.append(verdicts / sum(seconds.values()))
         kinds = Counter(o.kind for o in outcomes)
+        verdicts_seen = Counter(getattr(o, "verdict", "") for o in outcomes)
         paths = Counter(path_of(o) for o in outcomes)
     return {"part": part, "cases": len(outcomes), "checks_per_s": round(
         statistics.median(rates), 1), "runs": [round(r, 1) for r in rates],
+        "checks_per_cpu_s": round(statistics.median(cpu_rates), 2),
         "verdicts_per_s": round(statistics.median(verdict_rates), 1),
         "generated_per_s": round(len(examples) / generation, 1), "kinds": dict(kinds),
-        "paths": dict(paths), "per_path_checks_per_s": {
+        "verdicts": dict(verdicts_seen), "paths": dict(paths), "per_path_checks_per_s": {
             p: round(paths[p] / seconds[p], 1) for p in paths if seconds[p] > 0}}
 
 
@@ -193,7 +212,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="one JSON object per part")
     args = ap.parse_args()
     for part in PARTS if args.part == "all" else (args.part,):
-        n = max(1, args.cases // 10) if part == "pairs" else args.cases
+        n = max(1, args.cases // 10) if part.startswith("pairs") else args.cases
         if part == "thm1-rows":
             n = max(1, args.cases // 12)  # rows of 12 expressions: as many checks as thm1
         if part == "thm1-table":
@@ -204,10 +223,11 @@ def main() -> None:
         if args.json:
             print(json.dumps(res))
             continue
-        print(f"{part:6s} {res['checks_per_s']:8.1f} checks/s, {res['verdicts_per_s']} with a "
+        print(f"{part:6s} {res['checks_per_s']:8.1f} checks/s ({res['checks_per_cpu_s']} per CPU "
+              f"second), {res['verdicts_per_s']} with a "
               f"verdict (median of {res['runs']}; "
               f"{res['cases']} cases, generated at {res['generated_per_s']}/s) "
-              f"outcomes {res['kinds']}; paths {res['paths']}, checks/s by path "
+              f"outcomes {res['kinds']}; verdicts {res['verdicts']}; paths {res['paths']}, checks/s by path "
               f"{res['per_path_checks_per_s']}")
 
 

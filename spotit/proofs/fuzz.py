@@ -95,8 +95,11 @@ def stop_on_signal(signum: int, frame: object) -> None:
 # hundred took two fifths of the expressions' time)
 SOLVER_TIMEOUT = 2.0
 # per verifier run of an end-to-end pair: a pair the solvers take longer on is
-# inconclusive; at the verifier's own 30 s a handful of such pairs took most of a run
-PAIR_TIMEOUT = 8.0
+# inconclusive. At the verifier's own 30 s a handful of such pairs took most of a run;
+# at 8 s the 5 % of pairs that met a solver timeout still took 72 % of the time, and at
+# 3 s a run checks 1.6-1.8 times the pairs for one more inconclusive in 400
+# (benchmarks/bench_fuzz.py --part pairs-both, seeds 3 and 4)
+PAIR_TIMEOUT = 3.0
 # the share of a timed run's wall clock each part gets (``--minutes``, ``--checks``): most
 # planted bugs show in single expressions, checked by the hundred a minute, or in
 # queries on pinned tables (NULL groups, ties); end-to-end pairs take seconds each and

@@ -171,8 +171,9 @@ def _mutate(kind: str, node: exp.Expression, choice: int) -> None:
                 node.replace(exp.Literal.number(text))
         else:
             node.replace(exp.Literal.string(node.this))
-    elif kind == "join":
+    elif kind == "join":  # INNER JOIN <-> LEFT JOIN (never 'LEFT INNER', 'OUTER')
         node.set("side", None if node.side else "LEFT")
+        node.set("kind", None)
     elif kind == "distinct":
         node.set("distinct", None if node.args.get("distinct") else exp.Distinct())
     elif kind == "aggregate":
