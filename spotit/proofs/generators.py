@@ -304,9 +304,29 @@ def _like(draw: Draw, sub: Expr, kind: str) -> str:
     x = draw(sub(draw(st.sampled_from(("text", "date", "any")))))
     if form == 0:
         return f"({x} {neg}GLOB {draw(st.sampled_from(['a*', '*b*', '?B*', '[a-c]*', '2020*']))!r})"
+    if form == 2:
+        return f"({x} {neg}LIKE {draw(_escaped_patterns())})"
     pattern = draw(_LITERALS["pattern"]) if form < 3 else draw(sub("text"))
-    escape = " ESCAPE '\\'" if form == 2 else ""
-    return f"({x} {neg}LIKE {pattern}{escape})"
+    return f"({x} {neg}LIKE {pattern})"
+
+
+# LIKE patterns that use their ESCAPE character (E): before a wildcard, before itself,
+# at the end (SQLite: the pattern then matches nothing)
+_ESCAPE_SHAPES = ("E%", "%E%%", "E_%", "aE%%", "%E_%", "%EE%", "E%E_", "%E", "a%bE_c")
+
+
+@st.composite
+def _escaped_patterns(draw: Draw) -> str:
+    """``'pattern' ESCAPE 'c'`` where the pattern uses ``c`` (a backslash, another
+    sign, a letter, which then matches only as an escape), or ``ESCAPE NULL`` (NULL
+    whatever the text)."""
+    sign = st.sampled_from(("\\", "!", "a"))
+    esc = draw(choice(sign, sign, sign, st.just(None)))
+    if esc is None:
+        return f"{draw(_LITERALS['pattern'])} ESCAPE NULL"
+    pattern = draw(choice(st.sampled_from(_ESCAPE_SHAPES).map(lambda t: t.replace("E", esc)),
+                          st.text(alphabet=f"aB%_1 -{esc}", max_size=6)))
+    return f"{sql_literal(pattern)} ESCAPE {sql_literal(esc)}"
 
 
 def _case(draw: Draw, sub: Expr, kind: str) -> str:
