@@ -232,8 +232,12 @@ class _Table:
         roots = [*value_parts, *assertions, *(d.constraint for d in row_definitions),
                  *exactness, *(d.exact_when if d.approximation and d.exact_when is not None
                                else b.TRUE for d in row_definitions)]
+        # a run on what the pins force (and the witnesses' plain run) reads the value
+        # and the exactness conditions only, not the assertions: those run first
+        first = 1 + 2 * len(out.alts)
+        start = first + len(assertions) + len(row_definitions)
         try:
-            program = Program(roots, definitions)
+            program = Program(roots, definitions, [*range(first), *range(start, len(roots))])
         except NotCompilable as e:
             return f"not compiled: {e}"
         free = {s: self.completion.get(s, plain_value(s)) for s in program.symbols}
@@ -327,7 +331,7 @@ class _Table:
         for s, v in r.values.items():
             if values.setdefault(s, v) != v:
                 return "a symbol forced to two values"
-        forced = c.program.run(values)
+        forced = c.program.run(values, early=True)
         known = _value(forced, c.alts)
         # one total assignment: the forced values, what the witnesses compute from it
         # (a text's numeric parts), the table's completion, the functions as SQLite's
@@ -359,7 +363,7 @@ class _Table:
                 return "witnessed: sampled for the solver's exactness check"
             # as determined_value: where the witnesses fix the value without SQLite's
             # reading of the functions, whether they put the row in the exact range
-            plain = c.program.run(model_values)
+            plain = c.program.run(model_values, early=True)
             if _value(plain, c.alts) == known:
                 in_range = _in_range([plain[k] for k in exact_roots],
                                      [model[k] for k in exact_roots])
