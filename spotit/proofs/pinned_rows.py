@@ -71,6 +71,7 @@ SOLVED_ELSEWHERE = "left to the solver, which judged this expression on another 
 # subset of pinned._rechecked's 1 in 16): at this path's rate that is as many solver
 # checks a minute as the batch path made, and they would otherwise take most of the time
 ROWS_RECHECK = 64
+_COMPLETIONS: dict[tuple, dict[str, Any]] = {}  # _Table's model, by table (see there)
 
 
 def check_pinned_rows(case: PinnedCase, rows: Sequence[tuple], exprs: Sequence[str],
@@ -192,8 +193,20 @@ class _Table:
         # one model of the table's constraints (one solver call per table at most): the
         # values of what a row's pins leave free (a NULL cell's payload), which the
         # plainest values of their sorts would not satisfy (a month is 1 to 12)
-        self.completion = {s: python_value(v) for s, v in completion(
-            b, self.base, solver, COMPLETION_SECONDS, self.definitions).items()}
+        # the table is the same from case to case (its DDL, data level and now): its
+        # model is found once a process, by symbol name (a case resets pysmt's
+        # environment). Any model will do: decide checks every assertion on it anyway
+        key = (case.ddl, case.data, case.now, solver)
+        named = _COMPLETIONS.get(key)
+        if named is None:
+            named = {s.symbol_name(): python_value(v) for s, v in completion(
+                b, self.base, solver, COMPLETION_SECONDS, self.definitions).items()}
+            if named:  # none found (a timeout): the next case asks again
+                _COMPLETIONS[key] = named
+        symbols = {s.symbol_name(): s for s in [
+            *collect_symbols([*self.base, *(d.constraint for d in self.definitions)]),
+            *(s for d in self.definitions for s in d.symbols)]}
+        self.completion = {symbols[n]: v for n, v in named.items() if n in symbols}
 
     def compile(self, expr: str) -> _Compiled | _Refused | str:
         """``expr`` encoded and compiled, or why only the batch path can say what

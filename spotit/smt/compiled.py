@@ -269,7 +269,7 @@ class Program:
                f"    return [{', '.join(outs)}]\n")
         scope: dict[str, Any] = {"U": U, "K": self._consts}
         scope.update({f"_{k}": f for k, f in _NAMED.items()})
-        exec(compile(src, "<spotit.smt.compiled>", "exec"), scope)
+        exec(_code(src), scope)
         self._program = scope["program"]
         self.size = len(self._lines)
 
@@ -352,6 +352,13 @@ class Program:
         if name is None:
             raise NotCompilable(op.op_to_str(kind))
         return self._emit(f"_{name}({', '.join(args)})")
+
+
+@lru_cache(maxsize=256)
+def _code(src: str):
+    """``src`` compiled: the same expression on the same table gives the same source
+    (its constants are the scope's ``K``), and Python's compiler is most of the cost."""
+    return compile(src, "<spotit.smt.compiled>", "exec")
 
 
 def _acyclic(definitions: Mapping[FNode, Sequence[FNode]]) -> dict[FNode, tuple[FNode, ...]]:
