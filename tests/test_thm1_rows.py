@@ -118,6 +118,18 @@ def test_definitions_are_followed_and_a_cycle_is_not():
     assert out[0] is UNKNOWN  # nothing forces x: no value, and no endless loop
 
 
+def test_an_early_run_gives_the_early_roots_as_a_full_run_does():
+    x, y = Symbol("x", INT), Symbol("y", INT)
+    shared = Plus(x, Int(1))
+    roots = [Equals(shared, y), shared, Times(shared, Int(2)), Not(Equals(y, Int(3)))]
+    p = Program(roots, {y: [Plus(shared, shared)]}, early=[3, 1])
+    for values in ({x: 1}, {x: 1, y: 5}, {}):
+        full, early = p.run(values), p.run(values, early=True)
+        assert [early[i] for i in (1, 3)] == [full[i] for i in (1, 3)]
+        assert early[0] is UNKNOWN and early[2] is UNKNOWN  # not computed
+    assert p.run({x: 1}) == [False, 2, 4, True]
+
+
 def _cases(n: int, seed: int, rows: int = 4) -> list[tuple]:
     return sample(st.sampled_from(DATA_LEVELS).flatmap(lambda data: st.lists(
         fuzz_rows(data), min_size=rows, max_size=rows).flatmap(lambda rs: st.tuples(

@@ -71,6 +71,7 @@ SOLVED_ELSEWHERE = "left to the solver, which judged this expression on another 
 # subset of pinned._rechecked's 1 in 16): at this path's rate that is as many solver
 # checks a minute as the batch path made, and they would otherwise take most of the time
 ROWS_RECHECK = 64
+_COMPLETIONS: dict[tuple, dict[str, Any]] = {}  # _Table's model, by table (see there)
 
 
 def check_pinned_rows(case: PinnedCase, rows: Sequence[tuple], exprs: Sequence[str],
@@ -192,8 +193,20 @@ class _Table:
         # one model of the table's constraints (one solver call per table at most): the
         # values of what a row's pins leave free (a NULL cell's payload), which the
         # plainest values of their sorts would not satisfy (a month is 1 to 12)
-        self.completion = {s: python_value(v) for s, v in completion(
-            b, self.base, solver, COMPLETION_SECONDS, self.definitions).items()}
+        # the table is the same from case to case (its DDL, data level and now): its
+        # model is found once a process, by symbol name (a case resets pysmt's
+        # environment). Any model will do: decide checks every assertion on it anyway
+        key = (case.ddl, case.data, case.now, solver)
+        named = _COMPLETIONS.get(key)
+        if named is None:
+            named = {s.symbol_name(): python_value(v) for s, v in completion(
+                b, self.base, solver, COMPLETION_SECONDS, self.definitions).items()}
+            if named:  # none found (a timeout): the next case asks again
+                _COMPLETIONS[key] = named
+        symbols = {s.symbol_name(): s for s in [
+            *collect_symbols([*self.base, *(d.constraint for d in self.definitions)]),
+            *(s for d in self.definitions for s in d.symbols)]}
+        self.completion = {symbols[n]: v for n, v in named.items() if n in symbols}
 
     def compile(self, expr: str) -> _Compiled | _Refused | str:
         """``expr`` encoded and compiled, or why only the batch path can say what
@@ -232,8 +245,12 @@ class _Table:
         roots = [*value_parts, *assertions, *(d.constraint for d in row_definitions),
                  *exactness, *(d.exact_when if d.approximation and d.exact_when is not None
                                else b.TRUE for d in row_definitions)]
+        # a run on what the pins force (and the witnesses' plain run) reads the value
+        # and the exactness conditions only, not the assertions: those run first
+        first = 1 + 2 * len(out.alts)
+        start = first + len(assertions) + len(row_definitions)
         try:
-            program = Program(roots, definitions)
+            program = Program(roots, definitions, [*range(first), *range(start, len(roots))])
         except NotCompilable as e:
             return f"not compiled: {e}"
         free = {s: self.completion.get(s, plain_value(s)) for s in program.symbols}
@@ -327,7 +344,7 @@ class _Table:
         for s, v in r.values.items():
             if values.setdefault(s, v) != v:
                 return "a symbol forced to two values"
-        forced = c.program.run(values)
+        forced = c.program.run(values, early=True)
         known = _value(forced, c.alts)
         # one total assignment: the forced values, what the witnesses compute from it
         # (a text's numeric parts), the table's completion, the functions as SQLite's
@@ -359,7 +376,7 @@ class _Table:
                 return "witnessed: sampled for the solver's exactness check"
             # as determined_value: where the witnesses fix the value without SQLite's
             # reading of the functions, whether they put the row in the exact range
-            plain = c.program.run(model_values)
+            plain = c.program.run(model_values, early=True)
             if _value(plain, c.alts) == known:
                 in_range = _in_range([plain[k] for k in exact_roots],
                                      [model[k] for k in exact_roots])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from pysmt import operators as op
@@ -149,9 +150,17 @@ def _in_re(s, r):
     if s is U or r is U:
         return U
     try:
-        return in_re(s, r)
+        return _member(s, r)
     except NotConstant:
         return U
+
+
+@lru_cache(maxsize=1 << 14)
+def _member(s: str, r: FNode) -> bool:
+    """:func:`in_re`, remembered: a Program runs on many rows and expressions of one
+    table, which test the same strings against the same constant regular expressions
+    (``r`` is hash-consed; a pysmt node never changes)."""
+    return in_re(s, r)
 
 
 def _call(name, reading, total, default, args):
@@ -232,34 +241,49 @@ class Program:
     does not give takes the first of its terms that is known (a value every model
     shares when the terms' inputs are forced: :func:`spotit.proofs.determined.forced`
     finds the same values in rounds). A definition that reaches back to its own
-    symbol is not followed there."""
+    symbol is not followed there.
+
+    ``early``: indices of roots a run may ask for alone (``run(..., early=True)``):
+    their code comes first, and such a run stops after it."""
 
     def __init__(self, roots: Sequence[FNode],
-                 definitions: Mapping[FNode, Sequence[FNode]] | None = None):
+                 definitions: Mapping[FNode, Sequence[FNode]] | None = None,
+                 early: Sequence[int] = ()):
         self.roots = tuple(roots)
         self.definitions = _acyclic(definitions or {})
         self.symbols: list[FNode] = []
         self._code: dict[FNode, str] = {}
         self._consts: list[Any] = []
         self._lines: list[str] = []
+        first = sorted(set(early))
+        for i in first:  # post-order: the early roots' code is a prefix of the body
+            self._compile(self.roots[i])
+        n_early = len(self._lines)
         outs = [self._compile(r) for r in self.roots]
-        body = "\n".join(f"    {line}" for line in self._lines)
-        src = (f"def program(V, F, R, T):\n{body or '    pass'}\n"
+        shown = set(first)
+        partial = [o if i in shown else "U" for i, o in enumerate(outs)]
+        head = "\n".join(f"    {line}" for line in self._lines[:n_early])
+        tail = "\n".join(f"    {line}" for line in self._lines[n_early:])
+        src = (f"def program(V, F, R, T, E):\n{head}\n"
+               f"    if E:\n        return [{', '.join(partial)}]\n{tail}\n"
                f"    return [{', '.join(outs)}]\n")
         scope: dict[str, Any] = {"U": U, "K": self._consts}
         scope.update({f"_{k}": f for k, f in _NAMED.items()})
-        exec(compile(src, "<spotit.smt.compiled>", "exec"), scope)
+        exec(_code(src), scope)
         self._program = scope["program"]
         self.size = len(self._lines)
 
     def run(self, values: Mapping[FNode, Any], free: Mapping[FNode, Any] | None = None,
-            reading: Callable[[str, Any], Any] | None = None, total: bool = False
-            ) -> list[Any]:
+            reading: Callable[[str, Any], Any] | None = None, total: bool = False,
+            early: bool = False) -> list[Any]:
         """The roots' values. ``values``: symbol -> value. ``free``: values for symbols
         neither ``values`` nor a definition gives (else they are UNKNOWN). ``reading``:
         values of the uninterpreted ``uf!`` functions (name, argument) -> value or None
-        (else they are UNKNOWN, or with ``total`` the plainest value of their sort)."""
-        return self._program(values, free if free is not None else {}, reading, total)
+        (else they are UNKNOWN, or with ``total`` the plainest value of their sort).
+        ``early``: only the early roots are computed (the others are UNKNOWN); each has
+        the value a full run gives it."""
+        return self._program(values, free if free is not None else {}, reading, total,
+                             early)
 
     # -- code generation ---------------------------------------------------------------------
 
@@ -328,6 +352,13 @@ class Program:
         if name is None:
             raise NotCompilable(op.op_to_str(kind))
         return self._emit(f"_{name}({', '.join(args)})")
+
+
+@lru_cache(maxsize=256)
+def _code(src: str):
+    """``src`` compiled: the same expression on the same table gives the same source
+    (its constants are the scope's ``K``), and Python's compiler is most of the cost."""
+    return compile(src, "<spotit.smt.compiled>", "exec")
 
 
 def _acyclic(definitions: Mapping[FNode, Sequence[FNode]]) -> dict[FNode, tuple[FNode, ...]]:
