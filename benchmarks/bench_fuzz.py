@@ -199,6 +199,16 @@ def measure(part: str, cases: int, repeats: int, seed: int, solver: str, timeout
             p: round(paths[p] / seconds[p], 1) for p in paths if seconds[p] > 0}}
 
 
+def fuzz_timeout(part: str) -> float:
+    """The measured checkout's own budget per solver call for ``part``."""
+    from spotit.proofs import fuzz
+
+    default = getattr(fuzz, "SOLVER_TIMEOUT", 4.0)
+    if part.startswith("thm1"):
+        return getattr(fuzz, "EXPRESSION_SOLVER_TIMEOUT", default)
+    return default
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=[*PARTS, "all"], default="all")
@@ -207,8 +217,9 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--solver", default="z3")
-    ap.add_argument("--timeout", type=float, default=4.0,
-                    help="seconds per solver call (the fuzzer's SOLVER_TIMEOUT: 4)")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds per solver call (default: the fuzzer's own, "
+                         "SOLVER_TIMEOUT of the checkout measured)")
     ap.add_argument("--json", action="store_true", help="one JSON object per part")
     args = ap.parse_args()
     for part in PARTS if args.part == "all" else (args.part,):
@@ -219,7 +230,8 @@ def main() -> None:
             from spotit.proofs.fuzz import CHECKS_PER_CASE
 
             n = max(1, args.cases // CHECKS_PER_CASE)  # as many checks as thm1
-        res = measure(part, n, args.repeats, args.seed, args.solver, args.timeout)
+        res = measure(part, n, args.repeats, args.seed, args.solver,
+                      args.timeout if args.timeout is not None else fuzz_timeout(part))
         if args.json:
             print(json.dumps(res))
             continue
@@ -227,7 +239,8 @@ def main() -> None:
               f"second), {res['verdicts_per_s']} with a "
               f"verdict (median of {res['runs']}; "
               f"{res['cases']} cases, generated at {res['generated_per_s']}/s) "
-              f"outcomes {res['kinds']}; verdicts {res['verdicts']}; paths {res['paths']}, checks/s by path "
+              f"outcomes {res['kinds']}; verdicts {res['verdicts']}; paths {res['paths']}, "
+              f"checks/s by path "
               f"{res['per_path_checks_per_s']}")
 
 

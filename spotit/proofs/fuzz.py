@@ -94,6 +94,11 @@ def stop_on_signal(signum: int, frame: object) -> None:
 # the examples it finds slow, would spend the run on them (at 4 s, three cases in eight
 # hundred took two fifths of the expressions' time)
 SOLVER_TIMEOUT = 2.0
+# the expressions' part alone: of 344 solver calls in 60 cases of 32 rows and 12
+# expressions, one that answered took over a second, and the 18 that ran out of time
+# took half of the part's clock (windows and queries on tables have a dozen answers
+# between 1 and 2 s in 200 cases: they keep SOLVER_TIMEOUT)
+EXPRESSION_SOLVER_TIMEOUT = 1.0
 # per verifier run of an end-to-end pair: a pair the solvers take longer on is
 # inconclusive. At the verifier's own 30 s a handful of such pairs took most of a run;
 # at 8 s the 5 % of pairs that met a solver timeout still took 72 % of the time, and at
@@ -656,7 +661,7 @@ def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | No
             exprs = list(dict.fromkeys(exprs))  # a repeat on its rows is the same check
             expressions_seen[0] += len(exprs)
             table = check_pinned_rows(_pinned(rows[0], exprs[0], data), rows, exprs, solver,
-                                      SOLVER_TIMEOUT)
+                                      EXPRESSION_SOLVER_TIMEOUT)
             for outcomes in table:
                 for outcome in outcomes:
                     _tally(report, outcome)
