@@ -218,8 +218,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--solver", default="z3")
     ap.add_argument("--timeout", type=float, default=None,
-                    help="seconds per solver call (default: the fuzzer's own, "
-                         "SOLVER_TIMEOUT of the checkout measured)")
+                    help="seconds per solver call (default: the measured checkout's own "
+                         "for the part: EXPRESSION_SOLVER_TIMEOUT for Thm 1 expressions, "
+                         "else SOLVER_TIMEOUT)")
     ap.add_argument("--json", action="store_true", help="one JSON object per part")
     args = ap.parse_args()
     for part in PARTS if args.part == "all" else (args.part,):

@@ -285,7 +285,6 @@ def cmd_fuzz(args) -> int:
     return 1 if report.discrepancies else 130 if report.interrupted else 0
 
 
-
 def _fuzz_bar(checks: int | None, minutes: float | None):
     """A progress bar on stderr for a fuzz run, when it is a terminal: checks done of
     ``--checks``, or seconds of ``--minutes``; discrepancies and part counts beside."""

@@ -19,8 +19,8 @@ from tests.test_thm1_evaluated import sample  # (seeded examples of a strategy)
 def test_choice_draws_each_option_alike_however_many_branches_it_has():
     many = st.one_of(*(st.just(f"x{i}") for i in range(10)))
     picks = [v for xs in sample(st.lists(G.choice(st.just("one"), many), min_size=40,
-                                        max_size=40), 25, 11)
-                         for v in xs]
+                                         max_size=40), 25, 11)
+             for v in xs]
     assert 0.35 < picks.count("one") / len(picks) < 0.65
 
 

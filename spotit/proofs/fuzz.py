@@ -71,23 +71,6 @@ BATCH = {"expression": 4 * EXPRESSIONS_PER_ROW, "tables": 100, "relation": 20,
          "query_pair": 4, "window": 10, "rules": 20}
 FAILURES = ("divergence", CRASH)  # outcomes that are findings
 SHRINK_SECONDS = 15.0  # time Hypothesis may spend shrinking one failing case
-
-# Set by ``request_stop`` (the CLI's Ctrl-C and SIGTERM handler). The KeyboardInterrupt
-# the handler raises can be turned into an ordinary error where it lands (inside a
-# callback from C: SQLite's, a solver's); the run checks this too, between cases, and
-# discards the case it interrupted.
-STOP = threading.Event()
-
-
-def request_stop() -> None:
-    """Ask the run in this process to end after the case in progress."""
-    STOP.set()
-
-
-def stop_on_signal(signum: int, frame: object) -> None:
-    """A signal handler (SIGINT, SIGTERM): stop the run, and the case in progress."""
-    request_stop()
-    raise KeyboardInterrupt(f"signal {signum}")
 # per solver call of a Thm 1 case (expression, window call, query on a pinned table):
 # most are decided without the solver; the few that reach it and take longer (strings
 # under a NOCASE choice, LAG over ties) are inconclusive, and Hypothesis, which varies
@@ -400,8 +383,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
         return max(0, min(BATCH[part], target - done[solver, part]))
 
     def finished() -> bool:
-        if STOP.is_set():
-            raise KeyboardInterrupt
+        if STOP.is_set():  # a search ended early on Ctrl-C or SIGTERM (see _search)
+            return True
         if stop_at is not None and time.monotonic() > stop_at:
             return True
         if checks is not None and report.theorem_checks >= checks:
@@ -466,8 +449,9 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
                          f"{report.tables_checked} table pairs, {report.query_pairs_checked} "
                          f"query pairs, {report.rules_checked} rule queries, "
                          f"{len(report.discrepancies)} discrepancies")
-    except KeyboardInterrupt:
-        report.interrupted = True
+    except KeyboardInterrupt:  # one that landed between searches
+        request_stop()
+    report.interrupted = STOP.is_set()
     report.seconds = time.monotonic() - start
     report_status(final=True)
     return report
@@ -597,6 +581,23 @@ def _fuzz_worker(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 STATUS_SECONDS = 2.0  # how often a run rewrites its status file (docs/fuzz.md)
 INTERRUPT_GRACE_SECONDS = 3.0  # an interrupted parallel run waits this long for workers
+
+# Set by ``request_stop`` (the CLI's Ctrl-C and SIGTERM handler). The KeyboardInterrupt
+# the handler raises can be turned into an ordinary error where it lands (inside a
+# callback from C: SQLite's, a solver's); the run checks this too, between cases, and
+# discards the case it interrupted.
+STOP = threading.Event()
+
+
+def request_stop() -> None:
+    """Ask the run in this process to end after the case in progress."""
+    STOP.set()
+
+
+def stop_on_signal(signum: int, frame: object) -> None:
+    """A signal handler (SIGINT, SIGTERM): stop the run, and the case in progress."""
+    request_stop()
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def write_status(path: str | Path, report: FuzzReport, finished: bool) -> dict[str, Any]:
