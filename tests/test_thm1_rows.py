@@ -99,7 +99,8 @@ def test_an_uninterpreted_function_is_unknown_unless_read():
     from pysmt.typing import FunctionType
 
     r = Function(Symbol("uf!round", FunctionType(REAL, [REAL])), [Real(Fraction(1, 10))])
-    other = Function(Symbol("uf!tv_ms", FunctionType(INT, [STRING])), [String("x")])
+    # a function without a SQLite reading (a free time value's have one)
+    other = Function(Symbol("uf!no_reading", FunctionType(INT, [STRING])), [String("x")])
     from spotit.encodings.rounding import sqlite_reading
 
     assert _run(r) is UNKNOWN
@@ -214,6 +215,50 @@ def test_an_expression_goes_to_the_solver_on_one_row_only(monkeypatch):
     assert kinds[0][1] == ("ok", "exact") and kinds[2][0] == ("ok", "exact")  # decided here
     assert kinds[0][0] == kinds[2][1] == ("skipped", SOLVED_ELSEWHERE)
     assert got[2][1].row == (3,) and got[2][1].expr == "i - 1"
+
+
+def test_a_refused_row_does_not_take_the_solver_check_of_another(monkeypatch):
+    """A row SQLite refuses checks nothing: the expressions are skipped there without
+    the solver, and one the rows path cannot decide on another row goes to the solver
+    on that row (it went to the refused row, where every expression was declined, and
+    was never checked)."""
+    calls = []
+
+    def batch(case, exprs, solver, timeout):
+        calls.append((case.row, tuple(exprs)))
+        return [PinnedOutcome("ok", detail="by the solver", expr=x) for x in exprs]
+
+    original = pinned_rows._Table.decide
+    monkeypatch.setattr(pinned_rows, "check_pinned_batch", batch)
+    monkeypatch.setattr(pinned_rows._Table, "decide", lambda self, r, c: "declined" if (
+        c.expr, r.row) == ("i + 1", (2,)) else original(self, r, c))
+    case = PinnedCase((("i", "INTEGER"),), (0,), "", checks=("i <> 13",))
+    got = check_pinned_rows(case, [(1,), (13,), (2,)], ["i + 1", "i * 2"])
+    assert calls == [((2,), ("i + 1",))]
+    assert [(o.kind, o.expr) for o in got[1]] == [("skipped", "i + 1"), ("skipped", "i * 2")]
+    assert all("refuses" in o.detail for o in got[1])
+    assert (got[2][0].kind, got[2][0].detail) == ("ok", "by the solver")
+
+
+def test_a_free_time_value_is_read_as_sqlite_reads_it():
+    """Text of a shape the encoding reads loosely ('2459000.5', a Julian day; '12:30')
+    leaves the time value free; the rows path tries SQLite's reading as that free
+    value and decides the check without the solver. JD 2459000.5 is the midnight that
+    starts 2020-05-31; a time of day alone is on 2000-01-01."""
+    from spotit.encodings.dates import _sqlite_time_value
+
+    assert _sqlite_time_value("2459000.5") == (False, 0, 2020, 5, 31, 0, 2459001)
+    assert _sqlite_time_value("12:30:15.25") == (False, 45015, 2000, 1, 1, 250, 2451545)
+    assert _sqlite_time_value(Fraction(2459001)) == (False, 43200, 2020, 5, 31, 0, 2459001)
+    assert _sqlite_time_value("x")[0] is True
+    case = PinnedCase((("s", "TEXT"),), ("",), "")
+    exprs = ["DATETIME(s)", "DATE(s, '+1 day')", "JULIANDAY(s)"]
+    got = check_pinned_rows(case, [("2459000.5",), ("12:30",)], exprs)
+    flat = [o for outcomes in got for o in outcomes]
+    assert [o.sqlite_value for o in flat] == [
+        "2020-05-31 00:00:00", "2020-06-01", 2459000.5,
+        "2000-01-01 12:30:00", "2000-01-02", 2451545.0208333335]
+    assert all(o.kind == "ok" and o.path == EVALUATED_ROWS for o in flat), flat
 
 
 def test_declined_checks_are_counted_with_their_reason(monkeypatch):

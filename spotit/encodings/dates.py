@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
+from fractions import Fraction
 
 from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT, STRING, FunctionType
@@ -52,7 +53,7 @@ from spotit.encodings.calendar import (
 )
 from spotit.encodings.encoder import Encoder
 from spotit.encodings.registry import function
-from spotit.encodings.rounding import rounded
+from spotit.encodings.rounding import READINGS, rounded
 from spotit.encodings.values import Alt, DateParts, Value, real_value, text_value
 from spotit.errors import Unsupported
 from spotit.ir.types import StorageClass
@@ -210,6 +211,42 @@ def _julian_real(enc: Encoder, r: FNode) -> TimeValue:
     enc.approximate("a non-integral Julian day number")
     return TimeValue(_uf(enc, "jd_null", BOOL, r), _uf(enc, "jd_secs", INT, r),
                      _uf(enc, "jd_day", INT, r), ms=_free_ms(enc, "jd_ms", r))
+
+
+def _sqlite_time_value(arg: object) -> tuple[bool, int, int, int, int, int, int] | None:
+    """SQLite's own reading of ``arg`` (text, or a REAL as a Julian day) as a time value:
+    (null, seconds of the day, y, m, d, milliseconds, Julian day number); None where it
+    has none that these parts spell (a year outside 0..9999)."""
+    value = float(arg) if isinstance(arg, (int, Fraction)) and not isinstance(arg, bool) \
+        else arg
+    try:
+        text = concrete.evaluate("strftime('%Y %m %d %H %M %f', ?) || ' ' || "
+                                 "CAST(julianday(date(?)) + 0.5 AS INTEGER)", (value, value))
+    except concrete.SqliteEvalError:
+        return None
+    if text is None:
+        return True, 0, 0, 0, 0, 0, 0
+    m = re.fullmatch(r"(\d{4}) (\d\d) (\d\d) (\d\d) (\d\d) (\d\d)\.(\d{3}) (\d+)", text)
+    if m is None:
+        return None
+    y, mo, d, hh, mm, ss, ms, day = (int(g) for g in m.groups())
+    return False, hh * 3600 + mm * 60 + ss, y, mo, d, ms, day
+
+
+def _time_value_part(index: int):
+    def reading(arg: object):
+        parts = _sqlite_time_value(arg)
+        return None if parts is None else parts[index]
+    return reading
+
+
+# what SQLite reads where the encoding leaves a time value free (rounding.READINGS): a
+# Python check of a case (proofs.pinned_rows) tries it as the functions' interpretation,
+# and checks every assertion on it; the solver is never told it
+for _name, _index in (("tv_null", 0), ("tv_secs", 1), ("tv_y", 2), ("tv_m", 3), ("tv_d", 4),
+                      ("tv_ms", 5), ("jd_null", 0), ("jd_secs", 1), ("jd_day", 6),
+                      ("jd_ms", 5)):
+    READINGS[f"uf!{_name}"] = _time_value_part(_index)
 
 
 def _free_ms(enc: Encoder, name: str, arg: FNode) -> FNode:

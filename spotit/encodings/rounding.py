@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from fractions import Fraction
+from typing import Any
 
 from pysmt.fnode import FNode
 from pysmt.operators import MINUS, PLUS, TIMES, TOREAL
@@ -271,16 +272,17 @@ class Doubles(Evaluator):
         return super().walk_function(formula, args, **kwargs)
 
 
-# SQLite's reading of the other uninterpreted functions an encoding makes (ROUND's), by
-# name, registered where the function is made: f(value) -> its value, None where none
-READINGS: dict[str, Callable[[Fraction], bool | Fraction | None]] = {}
+# SQLite's reading of the other uninterpreted functions an encoding makes (ROUND's, a
+# free time value's), by name, registered where the function is made: f(argument) ->
+# its value, None where none
+READINGS: dict[str, Callable[[Any], bool | int | Fraction | None]] = {}
 
 
 def sqlite_reading(name: str, value) -> bool | int | Fraction | str | None:
     """SQLite's value of the uninterpreted function ``name`` at ``value`` (see
     :class:`Doubles`); None for another function, or where it has no rational value."""
     if (reading := READINGS.get(name)) is not None:
-        return reading(Fraction(value))
+        return reading(value)
     if name == "uf!round":
         try:
             return Fraction(float(Fraction(value)))

@@ -90,6 +90,9 @@ def check_pinned_rows(case: PinnedCase, rows: Sequence[tuple], exprs: Sequence[s
                 else table for x in exprs]
     for i, row in enumerate(rows):
         state = _attempt(lambda row=row: table.row(row)) if isinstance(table, _Table) else table
+        if isinstance(state, PinnedOutcome):  # SQLite refuses the row: nothing to check
+            decided.update(((i, j), replace(state, expr=x)) for j, x in enumerate(exprs))
+            continue
         for j, c in enumerate(compiled):
             if isinstance(c, str) or isinstance(state, str):
                 why[c if isinstance(c, str) else state] += 1
@@ -271,14 +274,20 @@ class _Table:
                           if not any(s in d.symbols for d in witnesses)},
                          self.approximate or enc.always_approximate)
 
-    def row(self, row: tuple) -> _Row | str:
-        """A row's pins as values, or why the batch path must take the row (SQLite
-        refuses it, a value outside its column's domain, a pin that is not a literal)."""
+    def row(self, row: tuple) -> _Row | PinnedOutcome | str:
+        """A row's pins as values; the batch path's outcome where SQLite refuses the
+        row (a CHECK, NOT NULL: no expression is checked on it, and it must not take
+        an expression's one solver check from another row); or why the batch path
+        must take the row (a value outside its column's domain, a pin that is not a
+        literal)."""
         case = replace(self.case, row=row)
         try:
             conn, stored = _sqlite_row(case)
+        except sqlite3.IntegrityError as e:
+            return PinnedOutcome("skipped", detail=f"SQLite refuses the row: {e}",
+                                 path=EVALUATED_ROWS, row=row)
         except sqlite3.Error:
-            return "SQLite refuses the row"
+            return "SQLite cannot store the row"
         values: dict[FNode, Any] = {self.present: True}
         try:
             pins = [f for i, v in enumerate(stored)
