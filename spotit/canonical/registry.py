@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from spotit.ir import relational as R
 
@@ -37,9 +38,19 @@ def rule(name: str):
 def canonical(plan: R.Rel, semantics: str, skip: frozenset[str] = frozenset()
               ) -> tuple[R.Rel, tuple[str, ...]]:
     """The canonical form of ``plan`` and the names of the rules that changed it
-    (the rules, but those named in ``skip``, run in order until none changes anything)."""
+    (the rules, but those named in ``skip``, run in order until none changes anything).
+
+    Plans are immutable values and the rules pure functions of them, so a form is
+    remembered: a pair checked by two solvers (``spotit fuzz --solver both``, solver
+    comparisons), and each bound's instance of it, are rewritten once."""
+    rules = tuple(r for r in RULES if r.name not in skip)
+    return _canonical(plan, semantics, rules)
+
+
+@lru_cache(maxsize=4096)
+def _canonical(plan: R.Rel, semantics: str, rules: tuple[Rule, ...]
+               ) -> tuple[R.Rel, tuple[str, ...]]:
     used: dict[str, None] = {}
-    rules = [r for r in RULES if r.name not in skip]
     for _ in range(MAX_PASSES):
         before = plan
         for r in rules:
