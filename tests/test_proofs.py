@@ -271,6 +271,36 @@ def test_solvers_are_cross_examined(monkeypatch):
     assert crossed.kind == "divergence" and "z3 found it" in crossed.detail
 
 
+def test_witnesses_are_sought_only_for_what_the_verifier_proved(monkeypatch):
+    """A verifier that proved no bound (a one-row counterexample, a timeout at k=1)
+    claims nothing a difference could contradict: no other solver runs and no random
+    database is tried. One that proved k=1 of 2 is cross-examined, and probed, at
+    k=1 only."""
+    from spotit import pipeline, probe
+    from spotit.proofs.queries import check_query_pair
+    from spotit.verdict import CheckResult, Verdict
+
+    runs, probes = [], []
+    proven = {"z3": 0}
+
+    def check(schema, gold, pred, **kw):
+        runs.append((kw["solver"], kw["bound"]))
+        verdict = Verdict.NOT_EQUIVALENT if kw["solver"] == "z3" else Verdict.TIMEOUT
+        return CheckResult(verdict, kw["bound"], kw["solver"], "set",
+                           proven_bound=proven.get(kw["solver"], 0))
+
+    monkeypatch.setattr(pipeline, "check", check)
+    monkeypatch.setattr(probe, "probe", lambda *a, **kw: probes.append(kw["max_rows"]))
+    ddl = "CREATE TABLE t (i INTEGER);"
+    gold, pred = "SELECT i FROM t WHERE i > 1", "SELECT i FROM t WHERE i >= 1"
+    out = check_query_pair(gold, pred, "z3", 2, ddl=ddl, cross=("cvc5",))
+    assert out.kind == "ok" and runs == [("z3", 2)] and probes == []
+    runs.clear()
+    proven["z3"] = 1
+    out = check_query_pair(gold, pred, "z3", 2, ddl=ddl, cross=("cvc5",))
+    assert out.kind == "ok" and runs == [("z3", 2), ("cvc5", 1)] and probes == [1]
+
+
 def test_a_mutant_run_that_meets_a_real_bug_reports_it_not_the_mutant(monkeypatch, tmp_path):
     """A discrepancy found while a mutant is on counts for the mutant only if it needs
     the mutant: one that shows with the mutant off too (here: a planted, non-mutant
