@@ -163,7 +163,9 @@ _OTHER_STEPS = st.sampled_from(["'+1 day'", "'-1 day'", "'start of month'", "'st
                                 "'+30 seconds'", "'localtime'", "'utc'", "'-5373485 days'"])
 _LITERALS: dict[str, st.SearchStrategy[str]] = {
     "num": st.one_of(int_values, real_values).map(sql_literal),
-    "int": st.integers(-4, 12).map(str),
+    # SUBSTR's positions: negative ones (counted from the end), 0 (one character
+    # less) and past the end of a short text, each as likely as an ordinary one
+    "int": st.integers(-6, 8).map(str),
     "text": text_values.map(sql_literal),
     "any": st.one_of(st.none(), int_values, real_values, text_values).map(sql_literal),
     "date": st.one_of(
