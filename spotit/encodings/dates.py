@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from fractions import Fraction
+from functools import lru_cache
 
 from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT, STRING, FunctionType
@@ -213,10 +214,12 @@ def _julian_real(enc: Encoder, r: FNode) -> TimeValue:
                      _uf(enc, "jd_day", INT, r), ms=_free_ms(enc, "jd_ms", r))
 
 
+@lru_cache(maxsize=4096)
 def _sqlite_time_value(arg: object) -> tuple[bool, int, int, int, int, int, int] | None:
     """SQLite's own reading of ``arg`` (text, or a REAL as a Julian day) as a time value:
     (null, seconds of the day, y, m, d, milliseconds, Julian day number); None where it
-    has none that these parts spell (a year outside 0..9999)."""
+    has none that these parts spell (a year outside 0..9999). Remembered: each of the
+    six parts' readings asks for it, on every row check that meets the argument."""
     value = float(arg) if isinstance(arg, (int, Fraction)) and not isinstance(arg, bool) \
         else arg
     try:

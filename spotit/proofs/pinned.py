@@ -145,8 +145,7 @@ def check_pinned_batch(case: PinnedCase, exprs: Sequence[str], solver: str = "z3
     try:
         row = _PinnedRow(case, solver, solver_free)
     except sqlite3.IntegrityError as e:  # SQLite refuses the row (a CHECK, NOT NULL)
-        return [PinnedOutcome("skipped", detail=f"SQLite refuses the row: {e}", expr=x)
-                for x in exprs]
+        return [replace(refused_row(e), expr=x) for x in exprs]
     except Exception as e:
         return [PinnedOutcome(CRASH, detail=crash_detail(e), expr=x) for x in exprs]
     out = []
@@ -157,6 +156,12 @@ def check_pinned_batch(case: PinnedCase, exprs: Sequence[str], solver: str = "z3
             outcome = PinnedOutcome(CRASH, detail=crash_detail(e))
         out.append(replace(outcome, expr=expr))
     return out
+
+
+def refused_row(error: sqlite3.IntegrityError, path: str = "solver") -> PinnedOutcome:
+    """The outcome of every expression on a row SQLite refuses to store: none is
+    checked there."""
+    return PinnedOutcome("skipped", detail=f"SQLite refuses the row: {error}", path=path)
 
 
 class _PinnedRow:

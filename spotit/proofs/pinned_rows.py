@@ -59,6 +59,7 @@ from spotit.proofs.pinned import (
     _sqlite_row,
     bound_plan,
     check_pinned_batch,
+    refused_row,
     sqlite_value,
 )
 from spotit.smt.compiled import UNKNOWN, NotCompilable, Program, plain_value, python_value
@@ -284,8 +285,7 @@ class _Table:
         try:
             conn, stored = _sqlite_row(case)
         except sqlite3.IntegrityError as e:
-            return PinnedOutcome("skipped", detail=f"SQLite refuses the row: {e}",
-                                 path=EVALUATED_ROWS, row=row)
+            return replace(refused_row(e, EVALUATED_ROWS), row=row)
         except sqlite3.Error:
             return "SQLite cannot store the row"
         values: dict[FNode, Any] = {self.present: True}
