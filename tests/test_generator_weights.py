@@ -108,3 +108,19 @@ def test_substr_starts_are_often_negative():
                                         max_size=20), 15, 3) for e in xs]
     negative = [e for e in calls if re.match(r"SUBSTR\([^,]*, -\d+[,)]", e)]
     assert len(negative) / len(calls) > 0.15, calls[:20]
+
+
+def test_a_query_table_has_two_rows_and_nulls_beside_values():
+    """A query on pinned rows shows how NULLs group, sort and join only where a column
+    holds a NULL beside a value: at least two rows, about two cells in five NULL (the
+    window calls' rows had one row in four cases and MIN over a group holding both in
+    7 queries of 2,000)."""
+    from spotit.proofs.relations import query_cases
+
+    tables = [rows for rows, _ in sample(query_cases(), 200, 11)]
+    assert min(len(rows) for rows in tables) >= 2
+    cells = [v for rows in tables for row in rows for v in row]
+    assert 0.3 < sum(v is None for v in cells) / len(cells) < 0.55
+    both = sum(any(row[c] is None for row in rows) and any(row[c] is not None for row in rows)
+               for rows in tables for c in range(5))
+    assert both / (5 * len(tables)) > 0.4

@@ -3,6 +3,7 @@ solver-free paths of window calls and queries against their solver paths."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -87,3 +88,25 @@ def test_a_sum_of_doubles_that_is_no_double_is_admissible_but_not_exact():
         assert out.kind == "ok" and not out.exact, (call, out)
         exact = check_window(WindowCase(DYADIC, call), timeout=20.0)
         assert exact.kind == "ok" and exact.exact, (call, exact)
+
+
+# a text that reads as a number (' 3.5'), a NOCASE column ('B ' and 'a'), a NULL row
+NUMBER_TEXTS = ((1, 1, 0.5, "B ", "12"), (None, 2, None, "a", " 3.5"), (2, 3, -2.0, None, None))
+
+
+@pytest.mark.parametrize("rows, sql", [
+    (DYADIC, "SELECT SUM(r) FROM w"),  # the sum's double: forced in the exact range
+    (DYADIC, "SELECT p, TOTAL(r), SUM(o) FROM w GROUP BY p"),
+    (NUMBER_TEXTS, "SELECT id, x + 1 FROM w"),  # the parts of '12' and ' 3.5': functional
+    (NUMBER_TEXTS, "SELECT x FROM w WHERE x IN (SELECT o FROM w)"),
+    (NUMBER_TEXTS, "SELECT MAX(s), MIN(x) FROM w"),  # the NOCASE keys: functional
+    (NUMBER_TEXTS, "SELECT DISTINCT s FROM w"),
+])
+def test_what_the_assertions_force_decides_without_the_solver(rows, sql):
+    """Each of these needs more than the pins (propagated: the forced values, a sum's
+    double where the exact range fixes it, the functional definitions' values), and
+    the solver path, asked the same, answers the same."""
+    fast = check_query(QueryCase(rows, sql), timeout=20.0)
+    assert (fast.kind, fast.path, fast.exact) == ("ok", "evaluated", True), (sql, fast)
+    slow = check_query(QueryCase(rows, sql), timeout=20.0, solver_free=False)
+    assert (slow.kind, slow.exact, slow.encoded_value) == ("ok", True, fast.encoded_value)

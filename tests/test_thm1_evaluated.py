@@ -425,3 +425,28 @@ def test_a_row_settled_by_its_completion_is_not_evaluated_per_expression():
                             solver_free=False)
         assert got.kind == want.kind == "ok", (expr, got, want)
         assert got.sqlite_value == want.sqlite_value, expr
+
+
+def test_groups_python_completes_do_not_go_to_the_solver(monkeypatch):
+    """What the pins leave is checked group by group: a NULL cell's text payload (any
+    text without NUL will do: Python's plainest, '') is completed in Python even when
+    a group of choices beside it (three tiebreaks, all distinct: 0, 0, 0 is no model)
+    needs the solver, which then sees that group alone."""
+    from spotit.encodings.builder import Builder
+    from spotit.proofs import determined, leftovers
+
+    reset_env()
+    b = Builder()
+    payload = Symbol("c!0!1!4!t", STRING)
+    ties = [Symbol(f"tiebreak!{i}", INT) for i in range(3)]
+    rest = [b.not_(b.m.StrContains(payload, b.str("\0"))),
+            *(b.not_(b.eq(x, y)) for i, x in enumerate(ties) for y in ties[:i])]
+    asked = []
+    real_ask = leftovers._ask
+    monkeypatch.setattr(leftovers, "_ask",
+                        lambda solver, group, timeout: asked.append(group)
+                        or real_ask(solver, group, timeout))
+    leftovers._known.clear()
+    assert determined.leftovers_hold(b, rest, {}, (), "z3", 5.0) is True
+    assert asked and all(payload not in f.get_free_variables() for g in asked for f in g)
+    assert {t for g in asked for f in g for t in f.get_free_variables()} == set(ties)

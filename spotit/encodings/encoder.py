@@ -69,6 +69,11 @@ class Definition:
     # the symbols' values computed in Python from constant inputs (the Thm 1 harness
     # substitutes them and checks the constraint holds; never used to decide a verdict)
     solve: Solve | None = None
+    # the constraint leaves the symbols exactly one value once the inputs are known
+    # (where ``exact_when`` holds): what ``solve`` computes is then forced, and the
+    # Thm 1 harness substitutes it as it does a pin (tests/test_definitions.py asks
+    # the solver for a second value of each)
+    functional: bool = False
 
 
 @dataclass
@@ -155,12 +160,13 @@ class Encoder:
 
     def define(self, symbols: Sequence[FNode], constraint: FNode,
                approximation: str | None = None, exact_when: FNode | None = None,
-               solve: Solve | None = None) -> None:
+               solve: Solve | None = None, functional: bool = False) -> None:
         """Record the constraint defining fresh ``symbols`` (and, if it
         over-approximates, what and when it is exact): asserted only if some
-        symbol is used. ``solve``: the symbols' values from constant inputs."""
+        symbol is used. ``solve``: the symbols' values from constant inputs;
+        ``functional``: the only values (see ``Definition``)."""
         self.definitions.append(Definition(tuple(symbols), constraint, approximation,
-                                           exact_when, solve))
+                                           exact_when, solve, functional))
 
     def used_definitions(self, roots: Sequence[FNode],
                          also: frozenset[FNode] = frozenset()) -> list[FNode]:

@@ -106,7 +106,9 @@ def _decompose(enc, s: FNode) -> NumericText:
         symbols = (ws, sign, idig, point, fdig, rest)
         return {sym: b.str(v) for sym, v in zip(symbols, parts, strict=True)}
 
-    enc.define((ws, sign, idig, point, fdig, rest), b.and_(defs), solve=solve)
+    # each part is the longest of its kind where it starts: one split per text
+    enc.define((ws, sign, idig, point, fdig, rest), b.and_(defs), solve=solve,
+               functional=True)
     len_i, len_f = b.str_len(idig), b.str_len(fdig)
     has_digits = b.or_(b.lt(b.int(0), len_i), b.lt(b.int(0), len_f))
     has_point = b.not_(b.eq(point, b.str("")))

@@ -259,6 +259,9 @@ class Doubles(Evaluator):
 
     def walk_function(self, formula: FNode, args, **kwargs) -> FNode:
         name = formula.function_name().symbol_name()
+        if (known := self.values.get(self.manager.Function(formula.function_name(), args))
+                ) is not None:  # what the assertions force comes first
+            return known
         if args and args[0].is_constant():
             value = sqlite_reading(name, args[0].constant_value())
             if isinstance(value, bool):
@@ -276,6 +279,17 @@ class Doubles(Evaluator):
 # free time value's), by name, registered where the function is made: f(argument) ->
 # its value, None where none
 READINGS: dict[str, Callable[[Any], bool | int | Fraction | None]] = {}
+
+
+def _integral_sum(exact) -> Fraction | None:
+    """SQLite's sum where it does not depend on the order of the rows: an integral
+    exact sum within 2**53 (what ``accumulated`` asserts for integers; sums of other
+    values get no reading)."""
+    value = Fraction(exact)
+    return value if value.denominator == 1 and abs(value) <= EXACT_INTEGERS else None
+
+
+READINGS["uf!accumulate"] = _integral_sum
 
 
 def sqlite_reading(name: str, value) -> bool | int | Fraction | str | None:

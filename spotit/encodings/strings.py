@@ -543,7 +543,7 @@ def _case_map(enc: Encoder, s: FNode, upper: bool) -> FNode:
 
     enc.define((u,), b.and_(cons),
                f"UPPER/LOWER of text longer than {CASE_MAP_EXACT_LENGTH} characters",
-               b.le(n, b.int(CASE_MAP_EXACT_LENGTH)), solve)
+               b.le(n, b.int(CASE_MAP_EXACT_LENGTH)), solve, functional=True)
     return u
 
 
@@ -623,6 +623,7 @@ def _trim(enc: Encoder, args: list[Value], left: bool, right: bool) -> Value:
         parts = {pre: text[:start], mid: core, suf: text[start + len(core):]}
         return {sym: b.str(v) for sym, v in parts.items() if not sym.is_constant()}
 
+    # not functional: text of set characters alone splits between pre and suf anyhow
     enc.define(tuple(x for x in (pre, mid, suf) if not x.is_constant()), b.and_(*cons),
                solve=solve)
     return text_value(b, mid, b.or_(*nulls))

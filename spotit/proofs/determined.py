@@ -33,11 +33,13 @@ from spotit.encodings.encoder import Definition, Encoder
 from spotit.encodings.rounding import Doubles, facts_at
 from spotit.encodings.values import Value
 from spotit.ir.types import StorageClass
-from spotit.proofs.leftovers import satisfiable
+from spotit.proofs.leftovers import linked, satisfiable
 from spotit.smt.evaluate import Evaluator
+from spotit.smt.ops import BUILTIN_NAMES
 from spotit.smt.walkers import collect_symbols
 
 DEFINITION_ROUNDS = 8  # symbol = term assertions followed, each round one level deeper
+PROPAGATION_ROUNDS = 4  # times the assertions are simplified to find what they force next
 
 
 @dataclass(frozen=True)
@@ -182,15 +184,21 @@ class _Completed:
         self.b, self.values, self.witnesses = b, values, witnesses
 
     def rest(self, assertions: Sequence[FNode]) -> list[FNode]:
-        """What of ``assertions`` these values do not make TRUE (empty: they are a
-        model: every assertion evaluates to TRUE under one total interpretation)."""
+        """What of ``assertions`` these values, extended in Python, do not satisfy: the
+        groups of linked assertions left for the solver (empty: a model, every
+        assertion TRUE under one total interpretation)."""
         # what goes on to the solver keeps its functions uninterpreted: fixing some of
         # their points here while the solver chooses others need not be one function
         plain = Evaluator(self.b.m.env, self.values)
         rest = [r for f in assertions if not (r := plain.simplify(f)).is_true()]
         if not rest or self.model(rest) is not None:
             return []
-        return rest
+        # group by group (they share no symbol): the payload of a NULL cell completes
+        # in Python even where a group of choices (tiebreaks all distinct) does not
+        groups = linked(rest)
+        if len(groups) == 1:
+            return rest
+        return [f for group in groups if self.model(group) is None for f in group]
 
     def model(self, assertions: Sequence[FNode]) -> dict[FNode, FNode] | None:
         """These values extended to a model of ``assertions`` (the functions read as
@@ -251,6 +259,15 @@ def _has_model(assertions: Sequence[FNode], complete: _Completed, solver: str,
     if satisfiable([*kept, *rest], solver, timeout) is True:
         return True
     return satisfiable([*shared, *assertions], solver, timeout)
+
+
+def leftovers_hold(b: Builder, rest: Sequence[FNode], values: dict[FNode, FNode],
+                   witnesses: Sequence[Definition], solver: str, timeout: float) -> bool | None:
+    """Whether ``rest`` (what ``values`` leave of the assertions) has a model: in Python
+    where the witnesses and SQLite's reading of the functions complete ``values`` to
+    one, else the solver (once per shape). Python finds most: the payload of a NULL
+    cell, the digits of a text read as a number; the solver on those took seconds."""
+    return _has_model(rest, _Completed(b, values, witnesses), solver, timeout)
 
 
 def completion(b: Builder, assertions: Sequence[FNode], solver: str, timeout: float,
@@ -314,6 +331,56 @@ def forced(b: Builder, assertions: Sequence[FNode], seed: dict[FNode, FNode] | N
             return None
     _follow(b, values, _definitions(assertions, values))
     return values
+
+
+def propagated(b: Builder, assertions: Sequence[FNode],
+               seed: dict[FNode, FNode] | None = None,
+               definitions: Sequence[Definition] = ()) -> dict[FNode, FNode] | None:
+    """``forced``, then again on the assertions simplified by what it found, until
+    nothing new: an assertion that becomes ``symbol = constant`` only once others are
+    known (``representative = 0`` when a group's other members are pinned to other
+    keys) forces its symbol too, as does ``g(constants) = constant`` its point of an
+    uninterpreted function, and a functional definition among the assertions
+    (``Definition.functional``) its symbols once its inputs are known. Each value is
+    implied by the assertions, so substituting them changes no answer. None as
+    ``forced``."""
+    asserted = set(assertions)
+    functional = [d for d in definitions if d.functional and d.solve is not None
+                  and d.constraint in asserted]
+    values = forced(b, assertions, seed)
+    for _ in range(PROPAGATION_ROUNDS):
+        if values is None:
+            return None
+        ev = Evaluator(b.m.env, values)
+        left = [g for f in assertions if not (g := ev.simplify(f)).is_constant()]
+        more = forced(b, left, values)
+        if more is None:
+            return None
+        pairs = [p for f in _conjuncts(left) if (p := _application(f)) is not None]
+        for d in functional:
+            if any(s not in values for s in d.symbols) and (
+                    d.exact_when is None or ev.simplify(d.exact_when).is_true()):
+                pairs += (d.solve(ev.simplify) or {}).items()
+        for key, value in pairs:
+            if more.setdefault(key, value) is not value:
+                return None
+        if len(more) == len(values):
+            return more
+        values = more
+    return values
+
+
+def _application(f: FNode) -> tuple[FNode, FNode] | None:
+    """(application, constant) if ``f`` says ``g(constants) = constant`` of an
+    uninterpreted function ``g`` (a sum's double in the exact range): its value at that
+    point, forced as a symbol's is (:class:`Evaluator` substitutes it)."""
+    if f.is_equals():
+        for x, y in (f.args(), reversed(f.args())):
+            if (x.is_function_application() and y.is_constant()
+                    and x.function_name().symbol_name() not in BUILTIN_NAMES
+                    and all(a.is_constant() for a in x.args())):
+                return x, y
+    return None
 
 
 def with_witnesses(b: Builder, values: dict[FNode, FNode], assertions: Sequence[FNode],

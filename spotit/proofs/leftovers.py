@@ -33,7 +33,7 @@ def satisfiable(assertions: Sequence[FNode], solver: str, timeout: float) -> boo
     """True if the solver finds the assertions satisfiable, False if unsatisfiable,
     None if it did not answer in time (not cached: a busy machine is no verdict)."""
     unanswered = False
-    for group in _linked(assertions):
+    for group in linked(assertions):
         script = SmtLibWriter().script(group)
         key = (solver, _canonical(script, group))
         answer = _known.get(key)
@@ -69,8 +69,9 @@ def _variables(f: FNode) -> list[FNode]:
             and not s.symbol_name().startswith("re.")]
 
 
-def _linked(assertions: Sequence[FNode]) -> list[list[FNode]]:
-    """The assertions in groups that share no symbol (union-find)."""
+def linked(assertions: Sequence[FNode]) -> list[list[FNode]]:
+    """The assertions in groups that share no symbol, functions included (union-find):
+    a model of each group, put together, is a model of all."""
     parent: dict[FNode, FNode] = {}
 
     def root(x: FNode) -> FNode:

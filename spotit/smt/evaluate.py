@@ -25,7 +25,8 @@ MAX_CODE_POINT = 0x2FFFF  # SMT-LIB strings: characters 0 .. #x2FFFF
 
 
 class Evaluator(Simplifier):
-    """Simplify with ``values`` (symbol -> constant) substituted."""
+    """Simplify with ``values`` (symbol -> constant, or an uninterpreted function's
+    application to constants -> constant) substituted."""
 
     def __init__(self, env: Environment, values: Mapping[FNode, FNode]):
         super().__init__(env)
@@ -88,8 +89,9 @@ class Evaluator(Simplifier):
     def walk_function(self, formula: FNode, args, **kwargs) -> FNode:
         name = formula.function_name().symbol_name()
         value = _apply(name, args) if all(_constant(a) for a in args) else None
-        if value is None:
-            return self.manager.Function(formula.function_name(), args)
+        if value is None:  # an uninterpreted function: known at this point, or kept
+            application = self.manager.Function(formula.function_name(), args)
+            return self.values.get(application, application)
         if isinstance(value, bool):
             return self.manager.Bool(value)
         if isinstance(value, int):
