@@ -49,13 +49,16 @@ def test_a_case_of_expressions_is_seldom_thrown_away():
     assert sum(focused_reads) / len(focused_reads) > 0.8
 
 
-def test_a_third_of_the_arithmetic_is_between_integers():
+def test_half_the_arithmetic_is_between_integers_mostly_division():
+    """int-division-real (7 / 2 read as 3.5) went unfound in two minutes of mixed fuzz
+    when one arithmetic root in fifteen was an integer division."""
     integer = r"(?:i|gi|-?\d+)"
-    shape = re.compile(rf"^\((?:(?:i|gi) [-+*/%] {integer}|{integer} [-+*/%] (?:i|gi))\)$")
+    shape = re.compile(rf"^\((?:(?:i|gi) ([-+*/%]) {integer}|{integer} ([-+*/%]) (?:i|gi))\)$")
     exprs = [e for xs in sample(st.lists(G.expressions("any", 1, "ARITH"), min_size=20,
                                         max_size=20), 20, 11) for e in xs]
-    share = sum(bool(shape.match(e)) for e in exprs) / len(exprs)
-    assert share > 0.25, share
+    between = [m.group(1) or m.group(2) for e in exprs if (m := shape.match(e))]
+    assert 0.4 < len(between) / len(exprs) < 0.75, len(between) / len(exprs)
+    assert sum(op in "/%" for op in between) / len(between) > 0.45
 
 
 def test_escaped_like_patterns_use_their_escape_character():

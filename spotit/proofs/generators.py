@@ -217,11 +217,17 @@ INTEGER_COLUMNS = ("i", "gi")
 INTEGER_OPERANDS = choice(st.sampled_from(INTEGER_COLUMNS), int_values.map(sql_literal))
 
 
+# between integers, / and % (truncation, the sign of a remainder) are where SQLite's
+# answers differ from a real's; + - * only at 64 bits' edge: half of those draws
+INTEGER_ARITH_OPS = ("/", "%", "/", "%", "+", "-", "*")
+
+
 def _arith(draw: Draw, sub: Expr, kind: str) -> str:
-    op = draw(st.sampled_from(ARITH_OPS))
-    if draw(st.integers(0, 2)) == 0:  # one in three: both INTEGER, a column among them
+    if draw(st.booleans()):  # half: both INTEGER, a column among them
+        op = draw(st.sampled_from(INTEGER_ARITH_OPS))
         x, y = draw(st.sampled_from(INTEGER_COLUMNS)), draw(INTEGER_OPERANDS)
         return f"({x} {op} {y})" if draw(st.booleans()) else f"({y} {op} {x})"
+    op = draw(st.sampled_from(ARITH_OPS))
     return f"({draw(sub('num'))} {op} {draw(sub('num'))})"
 
 
