@@ -258,21 +258,20 @@ class Doubles(Evaluator):
     functions, the one SQLite has."""
 
     def walk_function(self, formula: FNode, args, **kwargs) -> FNode:
-        name = formula.function_name().symbol_name()
-        if (known := self.values.get(self.manager.Function(formula.function_name(), args))
-                ) is not None:  # what the assertions force comes first
-            return known
-        if args and args[0].is_constant():
-            value = sqlite_reading(name, args[0].constant_value())
-            if isinstance(value, bool):
-                return self.manager.Bool(value)
-            if isinstance(value, int):
-                return self.manager.Int(value)
-            if isinstance(value, Fraction):
-                return self.manager.Real(value)
-            if isinstance(value, str):
-                return self.manager.String(value)
-        return super().walk_function(formula, args, **kwargs)
+        # a reserved operator's value, or a point the assertions force, comes first
+        out = super().walk_function(formula, args, **kwargs)
+        if out.is_constant() or not (args and args[0].is_constant()):
+            return out
+        value = sqlite_reading(formula.function_name().symbol_name(), args[0].constant_value())
+        if isinstance(value, bool):
+            return self.manager.Bool(value)
+        if isinstance(value, int):
+            return self.manager.Int(value)
+        if isinstance(value, Fraction):
+            return self.manager.Real(value)
+        if isinstance(value, str):
+            return self.manager.String(value)
+        return out
 
 
 # SQLite's reading of the other uninterpreted functions an encoding makes (ROUND's, a

@@ -130,28 +130,24 @@ def _evaluated(b: Builder, base: list, different: FNode, expected: list[tuple], 
     or an approximation is left (a tie, a REAL sum), the solver path's last two
     questions are asked the same way with the exact range and determinism added: if
     they decide ``different``, the answer is the one the solver would give."""
-    limit = min(timeout, 2.0)
     verdict, rest, values = _decided(b, base, different, enc)
-    if verdict is not None:
-        if rest and leftovers_hold(b, rest, values, enc.definitions, solver,
-                                   limit) is not True:
+    detail = "the encoding cannot produce SQLite's rows"
+    if verdict is None:
+        if enc.always_approximate or values is None:
             return None
-        if verdict:
-            return QueryOutcome("divergence", expected, "another bag of rows",
-                                "the encoding cannot produce SQLite's rows", path=EVALUATED)
-        return QueryOutcome("ok", expected, expected, "exact", True, EVALUATED)
-    if enc.always_approximate or values is None:
+        settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base, values)]
+        verdict, rest, values = _decided(b, [*base, *settled], different, enc)
+        # with no choice left, another bag in every model: a divergence, whatever the
+        # first question would answer
+        detail = "the encoding also allows another result"
+        if verdict is None:
+            return None
+    if rest and leftovers_hold(b, rest, values, enc.definitions, solver,
+                               min(timeout, 2.0)) is not True:
         return None
-    settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base, values)]
-    verdict, rest, values = _decided(b, [*base, *settled], different, enc)
-    if verdict is None or (rest and leftovers_hold(b, rest, values, enc.definitions, solver,
-                                                   limit) is not True):
-        return None
-    # a model with no choice left: SQLite's rows (admissible) or, in every such model,
-    # another bag (a divergence, whatever the first question would answer)
     if verdict:
-        return QueryOutcome("divergence", expected, "another bag of rows",
-                            "the encoding also allows another result", path=EVALUATED)
+        return QueryOutcome("divergence", expected, "another bag of rows", detail,
+                            path=EVALUATED)
     return QueryOutcome("ok", expected, expected, "exact", True, EVALUATED)
 
 
