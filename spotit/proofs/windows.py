@@ -23,6 +23,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from pysmt.environment import reset_env
+from pysmt.fnode import FNode
 
 from spotit import encodings  # noqa: F401
 from spotit.encodings.builder import Builder
@@ -31,7 +32,7 @@ from spotit.encodings.encoder import Encoder, EncoderOptions
 from spotit.encodings.rounding import SUM_ORDER, sums_exact
 from spotit.errors import Unsupported
 from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.determined import at_doubles, determined_value
+from spotit.proofs.determined import Residual, at_doubles, determined_value
 from spotit.proofs.pinned import (
     EVALUATED,
     EXACT_RANGE_SECONDS,
@@ -156,9 +157,16 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
         outs.append(_equals(b, expected[stored[i][0]], *sym.terms))
     core = [*db.constraints(enc), *enc.side, *pins]
     base = [*core, *enc.used_definitions(core)]
-    backend = get_solver(solver)
     all_expected = b.and_(outs)
-    res = backend.check(SmtLibWriter().script([*base, all_expected]), timeout=timeout)
+    settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base)]
+    question = Residual(b, base, enc.definitions) if solver_free else None
+    backend = get_solver(solver)
+
+    def ask(*formulas: FNode):
+        asked = question(*formulas) if question is not None else [*base, *formulas]
+        return backend.check(SmtLibWriter().script(asked), timeout=timeout)
+
+    res = ask(all_expected)
     if res.status is Status.UNSAT:
         return WindowOutcome("divergence", expected, None,
                              "the encoding cannot produce SQLite's result")
@@ -166,14 +174,13 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
         return WindowOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
     if enc.always_approximate:
         return WindowOutcome("ok", expected, expected, "admissible (over-approximated)", False)
-    settled = b.and_(*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base))
-    res = backend.check(SmtLibWriter().script([*base, settled]), timeout=timeout)
+    res = ask(*settled)
     if res.status is not Status.SAT:
         return WindowOutcome("ok", expected, expected, "admissible (a choice matters)", False)
-    res = backend.check(SmtLibWriter().script([*base, settled, b.not_(all_expected)]),
-                        timeout=timeout)
+    res = ask(*settled, b.not_(all_expected))
     if res.status is Status.SAT:
-        got = {stored[i][0]: _decode_out(res.model or {}, i) for i in range(len(stored))}
+        model = question.model(res.model) if question is not None else res.model or {}
+        got = {stored[i][0]: _decode_out(model, i) for i in range(len(stored))}
         return WindowOutcome("divergence", expected, got,
                              "the encoding also allows another result")
     if res.status is not Status.UNSAT:
