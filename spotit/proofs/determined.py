@@ -219,12 +219,22 @@ class _Completed:
             return None
         # symbols nothing computes (a flag the completion's model did not name): the
         # plainest value of their sort, then what follows from it
-        defined = {s for d in self.witnesses for s in d.symbols}
-        defined.update(s for s, _ in _definitions(assertions, values))
+        witnessed = {s for d in self.witnesses for s in d.symbols}
+        defined = witnessed | {s for s, _ in _definitions(assertions, values)}
         free = [s for s in collect_symbols(left) if s not in values and s not in defined
                 and not s.get_type().is_function_type()]
         if free:
             values.update((s, _plain(self.b, s)) for s in free)
+            left = self._left(values, assertions)
+            if not left:
+                return values
+        # a symbol defined by the very parts its witness computes from it (a NULL cell's
+        # text, ``t = W ++ G ++ I ++ ...`` of the number it reads as): nothing computes
+        # it, so its plainest value, then the parts from that (the solver took seconds)
+        stuck = [s for s in collect_symbols(left) if s not in values and s not in witnessed
+                 and not s.get_type().is_function_type()]
+        if stuck:
+            values.update((s, _plain(self.b, s)) for s in stuck)
             if not self._left(values, assertions):
                 return values
         return None
@@ -405,6 +415,17 @@ class Residual:
         """The assertions of the question whether ``formulas`` hold with the others
         (empty: Python found a model)."""
         return self.complete.rest([*self.left, *(self.ev.simplify(f) for f in formulas)])
+
+    def narrowed(self, asked: Sequence[FNode]) -> list[FNode]:
+        """Each text ``asked`` leaves free (the payload of a NULL cell, which a
+        group's representative may be) set to '', what the witnesses compute from
+        texts left to follow: a model of ``asked`` with these is one of ``asked``
+        (SAT is SAT), found where the solver on the free texts' case maps and
+        conversions took seconds; none says nothing (ask ``asked`` itself)."""
+        computed = {s for d in self.complete.witnesses for s in d.symbols}
+        return [self.complete.b.eq(s, self.complete.b.str(""))
+                for s in collect_symbols(asked)
+                if s.get_type().is_string_type() and s not in computed]
 
     def model(self, answer: dict[str, object] | None) -> dict[str, object]:
         """A solver's model of a question with the forced values added back (by name,
