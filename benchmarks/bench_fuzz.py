@@ -5,7 +5,9 @@ Plain script, not a test: ``python benchmarks/bench_fuzz.py [--cases 300] [--rep
 case); ``thm1`` and ``thm1-rows`` are how earlier checkouts ran it. ``pairs-both`` is the
 fuzzer's end-to-end part with ``--solver both``: each pair's verifier run with z3,
 cross-examined by cvc5, at the fuzzer's budget per run (``PAIR_TIMEOUT``); its
-``verdicts`` count the timeouts (inconclusive pairs).
+``verdicts`` count the timeouts (inconclusive pairs). ``relations`` and ``windows`` are
+Thm 1 on queries and window calls over pinned tables of a few rows, at the fuzzer's
+2 s per check.
 The cases are generated once with Hypothesis (fixed seed; generation is timed on its
 own), then every check runs ``--repeats`` times; the median rate is printed as
 checks/s. It only uses names that older checkouts have too, so the same command run
@@ -142,6 +144,34 @@ def pair_both(case: tuple, solver: str, timeout: float) -> Any:
                             timeout=fuzz.PAIR_TIMEOUT)
 
 
+def relation(case: tuple, solver: str, timeout: float) -> Any:
+    """A query on a pinned table of two to four rows (Thm 1; spotit.proofs.relations)."""
+    from spotit.proofs.relations import QueryCase, check_query
+
+    rows, sql = case
+    return check_query(QueryCase(tuple(rows), sql), solver, timeout)
+
+
+def window(case: tuple, solver: str, timeout: float) -> Any:
+    """A window call on a pinned table (Thm 1; spotit.proofs.windows)."""
+    from spotit.proofs.windows import WindowCase, check_window
+
+    rows, call = case
+    return check_window(WindowCase(tuple(rows), call), solver, timeout)
+
+
+def relation_strategy() -> st.SearchStrategy:
+    from spotit.proofs.relations import query_cases
+
+    return query_cases()
+
+
+def window_strategy() -> st.SearchStrategy:
+    from spotit.proofs.generators import window_calls, window_rows
+
+    return st.tuples(window_rows(), window_calls())
+
+
 PARTS: dict[str, tuple[Callable[[], st.SearchStrategy],
                        Callable[[tuple, str, float], Any]]] = {
     "thm1": (thm1_strategy, thm1),
@@ -150,6 +180,8 @@ PARTS: dict[str, tuple[Callable[[], st.SearchStrategy],
     "thm2": (lambda: st.tuples(table_pairs(), st.sampled_from(SEMANTICS)), thm2),
     "pairs": (query_pairs, pair),
     "pairs-both": (query_pairs, pair_both),
+    "relations": (relation_strategy, relation),  # queries on pinned tables
+    "windows": (window_strategy, window),
 }
 
 
