@@ -35,20 +35,18 @@ from spotit.encodings.equivalence import Semantics, differ
 from spotit.encodings.values import constant
 from spotit.errors import Unsupported
 from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.determined import Residual, at_doubles, leftovers_hold, propagated
+from spotit.proofs.determined import at_doubles, leftovers_hold, propagated
 from spotit.proofs.generators import query_rows
 from spotit.proofs.pinned import EVALUATED, PinnedOutcome, bound_plan
 from spotit.proofs.windows import (
-    MIN_CALL_SECONDS,
     WINDOW_DDL,
+    Questions,
     no_claim_on_inexact_sums,
     stored_table,
     table_pins,
 )
 from spotit.schema import schema_from_ddl
 from spotit.smt.evaluate import Evaluator
-from spotit.smt.printer import SmtLibWriter
-from spotit.solvers import get_solver
 from spotit.solvers.base import Status
 
 
@@ -111,20 +109,7 @@ def check_query(case: QueryCase, solver: str = "z3", timeout: float = 20.0,
     if known is not None:
         return known
     settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base)]
-    question = Residual(b, base, enc.definitions) if solver_free else None
-    backend = get_solver(solver)
-
-    def ask(*formulas: FNode, likely_sat: bool = False):
-        asked = question(*formulas) if question is not None else [*base, *formulas]
-        if likely_sat and question is not None and (texts := question.narrowed(asked)):
-            # the free texts pinned first: a model of that is a model (half the time)
-            res = backend.check(SmtLibWriter().script([*asked, *texts]), timeout=max(
-                MIN_CALL_SECONDS, (deadline - time.monotonic()) / 2))
-            if res.status is Status.SAT:
-                return res
-        return backend.check(SmtLibWriter().script(asked),
-                             timeout=max(MIN_CALL_SECONDS, deadline - time.monotonic()))
-
+    ask = Questions(b, base, enc.definitions, solver, deadline, solver_free)
     res = ask(b.not_(different), likely_sat=True)
     if res.status is Status.UNSAT:
         return QueryOutcome("divergence", expected, None,

@@ -46,7 +46,7 @@ from spotit.proofs.pinned import (
 from spotit.schema import schema_from_ddl
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
-from spotit.solvers.base import Status
+from spotit.solvers.base import SolveResult, Status
 
 # the fuzz table of window queries: a key, partition and order columns with ties and
 # NULLs, a collated text column, a value of any class
@@ -120,6 +120,38 @@ WindowOutcome = PinnedOutcome
 """Thm 1 on a window call has the same outcomes as on an expression."""
 
 
+class Questions:
+    """The solver's questions of one check: each on ``base`` and the formulas asked,
+    within what is left of ``deadline``; with ``residual``, on what the pins leave
+    open of them (``Residual``), and where a model is the likely answer, first with
+    the free texts pinned to '' (a model of that is a model)."""
+
+    def __init__(self, b: Builder, base: list[FNode], definitions, solver: str,
+                 deadline: float, residual: bool = True):
+        self.base, self.deadline = base, deadline
+        self.residual = Residual(b, base, definitions) if residual else None
+        self.backend = get_solver(solver)
+
+    def __call__(self, *formulas: FNode, likely_sat: bool = False) -> SolveResult:
+        asked = (self.residual(*formulas) if self.residual is not None
+                 else [*self.base, *formulas])
+        if likely_sat and self.residual is not None and (
+                texts := self.residual.narrowed(asked)):
+            res = self._check([*asked, *texts], share=2)
+            if res.status is Status.SAT:
+                return res
+        return self._check(asked)
+
+    def model(self, answer: dict | None) -> dict:
+        """A model's values by name, the forced ones included."""
+        return self.residual.model(answer) if self.residual is not None else dict(answer or {})
+
+    def _check(self, asked: list[FNode], share: int = 1) -> SolveResult:
+        left = (self.deadline - time.monotonic()) / share
+        return self.backend.check(SmtLibWriter().script(asked),
+                                  timeout=max(MIN_CALL_SECONDS, left))
+
+
 @crash_proof(lambda detail: WindowOutcome(CRASH, detail=detail))
 def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
                  solver_free: bool = True) -> WindowOutcome:
@@ -167,20 +199,7 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
     base = [*core, *enc.used_definitions(core)]
     all_expected = b.and_(outs)
     settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base)]
-    question = Residual(b, base, enc.definitions) if solver_free else None
-    backend = get_solver(solver)
-
-    def ask(*formulas: FNode, likely_sat: bool = False):
-        asked = question(*formulas) if question is not None else [*base, *formulas]
-        if likely_sat and question is not None and (texts := question.narrowed(asked)):
-            # the free texts pinned first: a model of that is a model (half the time)
-            res = backend.check(SmtLibWriter().script([*asked, *texts]), timeout=max(
-                MIN_CALL_SECONDS, (deadline - time.monotonic()) / 2))
-            if res.status is Status.SAT:
-                return res
-        return backend.check(SmtLibWriter().script(asked),
-                             timeout=max(MIN_CALL_SECONDS, deadline - time.monotonic()))
-
+    ask = Questions(b, base, enc.definitions, solver, deadline, solver_free)
     res = ask(all_expected, likely_sat=True)
     if res.status is Status.UNSAT:
         return WindowOutcome("divergence", expected, None,
@@ -194,8 +213,7 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
         return WindowOutcome("ok", expected, expected, "admissible (a choice matters)", False)
     res = ask(*settled, b.not_(all_expected))
     if res.status is Status.SAT:
-        model = question.model(res.model) if question is not None else res.model or {}
-        got = {stored[i][0]: _decode_out(model, i) for i in range(len(stored))}
+        got = {stored[i][0]: _decode_out(ask.model(res.model), i) for i in range(len(stored))}
         return WindowOutcome("divergence", expected, got,
                              "the encoding also allows another result")
     if res.status is not Status.UNSAT:
