@@ -114,9 +114,9 @@ def test_a_residual_question_keeps_the_known_points_of_a_function():
     m = b.m
     x, y, t = m.Symbol("x", INT), m.Symbol("y", INT), m.Symbol("t", STRING)
     f = m.Symbol("uf!f", FunctionType(INT, [INT]))
-    residual = Residual(b, [b.eq(x, b.int(1)), b.eq(m.Function(f, [x]), b.int(5)),
-                            b.le(b.int(1), y), b.le(y, b.int(1)),
-                            b.le(m.StrLength(t), b.int(8))], ())
+    residual = Residual.of(b, [b.eq(x, b.int(1)), b.eq(m.Function(f, [x]), b.int(5)),
+                               b.le(b.int(1), y), b.le(y, b.int(1)),
+                               b.le(m.StrLength(t), b.int(8))], ())
     assert y not in residual.values  # bounded, not forced: the point is what decides
 
     def status(value: int) -> Status:

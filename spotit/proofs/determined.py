@@ -403,13 +403,22 @@ class Residual:
     took all the rest)."""
 
     def __init__(self, b: Builder, assertions: Sequence[FNode],
-                 definitions: Sequence[Definition]):
-        values = propagated(b, assertions, definitions=definitions)
+                 definitions: Sequence[Definition], values: dict[FNode, FNode] | None):
+        """``values``: what ``propagated`` found of ``assertions`` (None: a symbol forced
+        two ways, and the questions are asked whole)."""
+        self.b = b
         self.values = values if values is not None else {}
         self.ev = Evaluator(b.m.env, self.values)
         left = [g for f in assertions if not (g := self.ev.simplify(f)).is_true()]
         self.left = left if values is not None else list(assertions)
         self.complete = _Completed(b, self.values, definitions)
+        self.computed = {s for d in definitions for s in d.symbols}  # by their witnesses
+
+    @classmethod
+    def of(cls, b: Builder, assertions: Sequence[FNode],
+           definitions: Sequence[Definition]) -> Residual:
+        return cls(b, assertions, definitions,
+                   propagated(b, assertions, definitions=definitions))
 
     def __call__(self, *formulas: FNode) -> list[FNode]:
         """The assertions of the question whether ``formulas`` hold with the others
@@ -422,10 +431,8 @@ class Residual:
         texts left to follow: a model of ``asked`` with these is one of ``asked``
         (SAT is SAT), found where the solver on the free texts' case maps and
         conversions took seconds; none says nothing (ask ``asked`` itself)."""
-        computed = {s for d in self.complete.witnesses for s in d.symbols}
-        return [self.complete.b.eq(s, self.complete.b.str(""))
-                for s in collect_symbols(asked)
-                if s.get_type().is_string_type() and s not in computed]
+        return [self.b.eq(s, self.b.str("")) for s in collect_symbols(asked)
+                if s.get_type().is_string_type() and s not in self.computed]
 
     def model(self, answer: dict[str, object] | None) -> dict[str, object]:
         """A solver's model of a question with the forced values added back (by name,

@@ -35,7 +35,7 @@ from spotit.encodings.equivalence import Semantics, differ
 from spotit.encodings.values import constant
 from spotit.errors import Unsupported
 from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.determined import at_doubles, leftovers_hold, propagated
+from spotit.proofs.determined import Residual, at_doubles, leftovers_hold, propagated
 from spotit.proofs.generators import query_rows
 from spotit.proofs.pinned import EVALUATED, PinnedOutcome, bound_plan
 from spotit.proofs.windows import (
@@ -104,12 +104,14 @@ def check_query(case: QueryCase, solver: str = "z3", timeout: float = 20.0,
     core = [*db.constraints(enc), *enc.side, *pins]
     base = [*core, *enc.used_definitions([*core, different])]
     deadline = time.monotonic() + timeout  # the solver's time for the whole check
-    known = (_evaluated(b, base, different, expected, enc, solver, timeout) if solver_free
-             else None)
-    if known is not None:
-        return known
-    settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base)]
-    ask = Questions(b, base, enc.definitions, solver, deadline, solver_free)
+    residual = None
+    if solver_free:  # what the assertions force: for the evaluation and the residual
+        forced = propagated(b, base, definitions=enc.definitions)
+        known = _evaluated(b, base, forced, different, expected, enc, solver, timeout)
+        if known is not None:
+            return known
+        residual = Residual(b, base, enc.definitions, forced)
+    ask = Questions(base, solver, deadline, residual)
     res = ask(b.not_(different), likely_sat=True)
     if res.status is Status.UNSAT:
         return QueryOutcome("divergence", expected, None,
@@ -118,6 +120,7 @@ def check_query(case: QueryCase, solver: str = "z3", timeout: float = 20.0,
         return QueryOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
     if enc.always_approximate:
         return QueryOutcome("ok", expected, expected, "admissible (over-approximated)", False)
+    settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base)]
     res = ask(*settled, likely_sat=True)
     if res.status is not Status.SAT:
         return QueryOutcome("ok", expected, expected, "admissible (a choice matters)", False)
@@ -130,21 +133,25 @@ def check_query(case: QueryCase, solver: str = "z3", timeout: float = 20.0,
     return QueryOutcome("ok", expected, expected, "exact")
 
 
-def _evaluated(b: Builder, base: list, different: FNode, expected: list[tuple], enc: Encoder,
-               solver: str, timeout: float) -> QueryOutcome | None:
+def _evaluated(b: Builder, base: list, forced: dict | None, different: FNode,
+               expected: list[tuple], enc: Encoder, solver: str, timeout: float
+               ) -> QueryOutcome | None:
     """The outcome without the solver where what the pins force decides ``different``:
     then every model gives the same answer, provided what is left of the assertions
     has a model (Python's completion, else the solver once per shape). Where a choice
     or an approximation is left (a tie, a REAL sum), the solver path's last two
     questions are asked the same way with the exact range and determinism added: if
-    they decide ``different``, the answer is the one the solver would give."""
-    verdict, rest, values = _decided(b, base, different, enc)
+    they decide ``different``, the answer is the one the solver would give.
+    ``forced``: what ``base`` forces (``propagated``)."""
+    verdict, rest, values = _decided(b, base, different, forced)
     detail = "the encoding cannot produce SQLite's rows"
     if verdict is None:
         if enc.always_approximate or values is None:
             return None
         settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base, values)]
-        verdict, rest, values = _decided(b, [*base, *settled], different, enc)
+        more = [*base, *settled]
+        verdict, rest, values = _decided(
+            b, more, different, propagated(b, more, definitions=enc.definitions))
         # with no choice left, another bag in every model: a divergence, whatever the
         # first question would answer
         detail = "the encoding also allows another result"
@@ -159,11 +166,10 @@ def _evaluated(b: Builder, base: list, different: FNode, expected: list[tuple], 
     return QueryOutcome("ok", expected, expected, "exact", True, EVALUATED)
 
 
-def _decided(b: Builder, assertions: list, different: FNode, enc: Encoder
+def _decided(b: Builder, assertions: list, different: FNode, values: dict | None
              ) -> tuple[bool | None, list, dict | None]:
-    """(``different`` where what ``assertions`` force decides it, else None; what is
-    left of them; the forced values)."""
-    values = propagated(b, assertions, definitions=enc.definitions)
+    """(``different`` where what ``assertions`` force (``values``, from ``propagated``)
+    decides it, else None; what is left of them; the forced values)."""
     if values is None:
         return None, [], None
     ev = Evaluator(b.m.env, values)

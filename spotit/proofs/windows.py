@@ -122,14 +122,13 @@ WindowOutcome = PinnedOutcome
 
 class Questions:
     """The solver's questions of one check: each on ``base`` and the formulas asked,
-    within what is left of ``deadline``; with ``residual``, on what the pins leave
-    open of them (``Residual``), and where a model is the likely answer, first with
-    the free texts pinned to '' (a model of that is a model)."""
+    within what is left of ``deadline``; with a ``residual``, on what the pins leave
+    open of them, and where a model is the likely answer, first with the free texts
+    pinned to '' (a model of that is a model)."""
 
-    def __init__(self, b: Builder, base: list[FNode], definitions, solver: str,
-                 deadline: float, residual: bool = True):
-        self.base, self.deadline = base, deadline
-        self.residual = Residual(b, base, definitions) if residual else None
+    def __init__(self, base: list[FNode], solver: str, deadline: float,
+                 residual: Residual | None):
+        self.base, self.deadline, self.residual = base, deadline, residual
         self.backend = get_solver(solver)
 
     def __call__(self, *formulas: FNode, likely_sat: bool = False) -> SolveResult:
@@ -198,8 +197,8 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
     core = [*db.constraints(enc), *enc.side, *pins]
     base = [*core, *enc.used_definitions(core)]
     all_expected = b.and_(outs)
-    settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base)]
-    ask = Questions(b, base, enc.definitions, solver, deadline, solver_free)
+    ask = Questions(base, solver, deadline,
+                    Residual.of(b, base, enc.definitions) if solver_free else None)
     res = ask(all_expected, likely_sat=True)
     if res.status is Status.UNSAT:
         return WindowOutcome("divergence", expected, None,
@@ -208,6 +207,7 @@ def check_window(case: WindowCase, solver: str = "z3", timeout: float = 20.0,
         return WindowOutcome("error", expected, detail=f"{res.status.value}: {res.reason}")
     if enc.always_approximate:
         return WindowOutcome("ok", expected, expected, "admissible (over-approximated)", False)
+    settled = [*enc.determinism, *enc.exactness, *at_doubles(b, (enc,), base)]
     res = ask(*settled, likely_sat=True)
     if res.status is not Status.SAT:
         return WindowOutcome("ok", expected, expected, "admissible (a choice matters)", False)
