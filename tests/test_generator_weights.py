@@ -96,7 +96,7 @@ def test_most_date_modifiers_are_in_the_fragment():
     from spotit.encodings.dates import parse_modifier
 
     mods = [m for ms in sample(st.lists(G.argument(lambda k: G.leaf(k), "modifier"),
-                                        min_size=20, max_size=20), 20, 3) for m in ms]
+                                        min_size=20, max_size=20), 40, 3) for m in ms]
     read = [m for m in mods if m.startswith("'") and parse_modifier(m[1:-1]) is not None]
     assert len(read) / len(mods) > 0.6
     months = [m for m in read if parse_modifier(m[1:-1])[1] in ("month", "year")]
@@ -127,3 +127,14 @@ def test_a_query_table_has_two_rows_and_nulls_beside_values():
     both = sum(any(row[c] is None for row in rows) and any(row[c] is not None for row in rows)
                for rows in tables for c in range(5))
     assert both / (5 * len(tables)) > 0.4
+
+
+
+def test_a_text_cell_is_often_empty():
+    """'' is the text a system may take for NULL (COALESCE, NULLIF, IFNULL). One edge
+    text in thirty-three, it was three text cells of a hundred in the expression cases,
+    and coalesce-empty-as-null went unfound for two minutes of fuzz on two seeds in four."""
+    cells = [v for _, rows, _ in sample(expression_cases(), 40, 2) for row in rows
+             for v in row if isinstance(v, str)]
+    assert 0.08 < cells.count("") / len(cells) < 0.3
+    assert len(set(cells)) > 200  # and the others still vary

@@ -84,9 +84,12 @@ def choice(*options: st.SearchStrategy) -> st.SearchStrategy:
 
 edge_texts = st.sampled_from(EDGE_TEXTS)
 short_texts = st.text(alphabet="aAbZ 1-%_.:+", max_size=6)
-# two in five edge texts, one numeric edge, two short random texts
-text_values = st.one_of(edge_texts, edge_texts, st.sampled_from(NUMERIC_EDGE_TEXTS),
-                        short_texts, short_texts)
+# one in six texts is '', two edge texts, one numeric edge, two short random texts. ''
+# is to text what NULL is to any value, the absent one a system may confuse with NULL
+# (COALESCE, NULLIF, IFNULL, LENGTH, || take it as a value): one edge text in thirty
+# three, a column's '' reached an expression's argument in one row in a hundred
+text_values = st.one_of(st.just(""), edge_texts, edge_texts,
+                        st.sampled_from(NUMERIC_EDGE_TEXTS), short_texts, short_texts)
 int_values = st.one_of(st.sampled_from(EDGE_INTS), st.integers(-1000, 1000))
 # eighths are exact in binary, hundredths mostly not
 real_values = st.one_of(st.sampled_from(EDGE_REALS),
