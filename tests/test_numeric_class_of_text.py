@@ -98,3 +98,32 @@ def test_an_infinite_sqlite_value_is_skipped_not_a_crash():
     assert _typeof(case.ddl, case.row, "s + 0") == "real"
     out = check_pinned(case, "z3", timeout=5.0)
     assert out.kind == "skipped" and "infinite" in out.detail, out
+
+
+# % reads a text operand as CAST AS INTEGER does (its integer prefix, the VDBE's
+# sqlite3VdbeIntValue), while its class comes from the number it reads as: '1e1' % 7
+# is 1.0 (not 10 % 7), 7 % '5e-1' is 2.0 (a divisor of 5, not 0: not NULL), and the
+# 16 digits of '4503599627370495.9' stay exact (the double rounds up to ...496). The
+# encoding truncated the REAL reading; the fuzz found '1e1' % i on a pinned row.
+REMAINDER_TEXTS = ["1e1", "-1e1", " 1e1x", "1.9e1", "5e-1", ".5e1", "1e20",
+                   "4503599627370495.9", "12abc", "1.5", "", "-."]
+
+
+def test_sqlite_reads_a_remainders_text_operand_by_its_integer_prefix():
+    case = PinnedCase((("s", "TEXT"),), ("",), "")
+    conn = sqlite3.connect(":memory:")
+    assert conn.execute("SELECT '1e1' % 7, '1e1' + 0, 7 % '5e-1', 7 % 0.5").fetchone() == (
+        1.0, 10.0, 2.0, None)
+    assert _typeof(case.ddl, ("1e1",), "s % 7") == "real"
+    assert _typeof(case.ddl, ("12abc",), "s % 7") == "integer"
+
+
+@pytest.mark.parametrize("solver", BOTH_SOLVERS)
+@pytest.mark.parametrize("text", REMAINDER_TEXTS)
+@pytest.mark.parametrize("expr", ["s % 7 || ''", "7 % s || ''", "(s % -3) + i",
+                                  "{t} % i || ''", "(i + 2) % {t} || ''"])
+def test_remainder_of_text(text, expr, solver):
+    """On a column (the exponent's reading is approximate there: SQLite's value must be
+    admitted) and as a literal (exact: SQLite's value and no other)."""
+    expr = expr.format(t="'" + text + "'")
+    _check(PinnedCase((("s", "TEXT"), ("i", "INTEGER")), (text, 5), expr), solver)

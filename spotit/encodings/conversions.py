@@ -330,6 +330,23 @@ def to_numeric(enc: Encoder, v: Value) -> Value:
     return normalize(b, Value(v.null, tuple(alts)))
 
 
+def integer_class(enc: Encoder, v: Value) -> FNode:
+    """Where ``v`` in a numeric context is an INTEGER (``to_numeric``'s class, without
+    its value): an INTEGER, or a text that reads as one (``'12abc'``, not ``'1e1'``)."""
+    b = enc.b
+    v = shaped_to_int(b, v, dates=True)
+    if v.is_constant():
+        c = v.constant()
+        return b.TRUE if c is None or concrete.evaluate("typeof(? + 0)", (c,)) == "integer" \
+            else b.FALSE
+    cases = [a.guard for a in v.alts if a.cls is INT_C]
+    a = v.alt(TEXT_C)
+    if a is not None:
+        reads = numtext.integer_reading(enc, a.term, numtext.decompose(enc, a.term))
+        cases.append(b.and_(a.guard, reads))
+    return b.or_(cases)
+
+
 def saturated_int(b: Builder, r: FNode) -> FNode:
     """A REAL as CAST makes it INTEGER: truncated toward zero, and beyond 64 bits the
     nearest 64-bit integer (SQLite's doubleToInt64: CAST(1e20 AS INTEGER) is 2**63-1)."""

@@ -52,7 +52,7 @@ def _from_cases(b: Builder, null: FNode, int_cases, real_cases) -> Value:
 
 
 def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
-    """``x op y`` on numeric values (callers convert text first)."""
+    """``x op y`` for ``+ - * /`` on numeric values (callers convert text first)."""
     b = enc.b
     null = b.or_(x.null, y.null)
     int_cases, real_cases, zero_div = [], [], []
@@ -60,21 +60,6 @@ def arith(enc: Encoder, op: str, x: Value, y: Value) -> Value:
         both_int = ax.cls is INT_C and ay.cls is INT_C
         p, q = ax.term, ay.term
         taken = b.and_(b.not_(null), g)
-        if op == "%":
-            # SQLite casts both operands to INTEGER (saturating), then takes C's
-            # remainder.
-            pi = p if ax.cls is INT_C else C.saturated_int(b, p)
-            qi = q if ay.cls is INT_C else C.saturated_int(b, q)
-            zero_div.append(b.and_(g, b.eq(qi, b.int(0))))
-            rem = b.int_rem_trunc(pi, qi)
-            if planted("modulo-floor"):  # the divisor's sign, as Python's %
-                rem = b.ite(b.and_(b.not_(b.eq(rem, b.int(0))),
-                                   b.not_(b.eq(b.lt(rem, b.int(0)), b.lt(qi, b.int(0))))),
-                            b.plus(rem, qi), rem)
-            (int_cases if both_int else real_cases).append(
-                (g, rem if both_int else promoted(enc, rem, taken))
-            )
-            continue
         if op == "/":
             zero = b.int(0) if ay.cls is INT_C else b.real(0)
             zero_div.append(b.and_(g, b.eq(q, zero)))
@@ -134,11 +119,36 @@ def _int_or_overflow(enc: Encoder, g: FNode, r: FNode, int_cases: list, real_cas
     real_cases.append((b.and_(g, b.not_(fits)), edge))
 
 
+def remainder(enc: Encoder, x: Value, y: Value) -> Value:
+    """``x % y``: SQLite takes both operands as CAST makes them INTEGER (a REAL
+    truncated and saturated, a text by its integer prefix, as the VDBE reads it: so
+    ``'1e1' % 7`` is 1.0, not 3.0, and ``7 % '5e-1'`` is 2.0, not NULL), the
+    remainder keeping the dividend's sign; NULL if the divisor so read is 0; REAL
+    when either operand reads as a REAL number (``to_numeric``), else INTEGER."""
+    b = enc.b
+    ix, iy = C.to_integer(enc, x), C.to_integer(enc, y)  # the operands
+    if not (ix.alts and iy.alts):  # an operand that is always NULL
+        return null_value(b)
+    null = b.or_(x.null, y.null)
+    p, q = ix.alts[0].term, iy.alts[0].term
+    rem = b.int_rem_trunc(p, q)
+    if planted("modulo-floor"):  # the divisor's sign, as Python's %
+        rem = b.ite(b.and_(b.not_(b.eq(rem, b.int(0))),
+                           b.not_(b.eq(b.lt(rem, b.int(0)), b.lt(q, b.int(0))))),
+                    b.plus(rem, q), rem)
+    both_int = b.and_(C.integer_class(enc, x), C.integer_class(enc, y))
+    null = b.or_(null, b.eq(q, b.int(0)))
+    taken = b.and_(b.not_(null), b.not_(both_int))
+    return _from_cases(b, null, [(both_int, rem)],
+                       [(b.not_(both_int), promoted(enc, rem, taken))])
+
+
 @encodes(S.Arith)
 def encode_arith(enc: Encoder, e: S.Arith, env: Env) -> Value:
-    x = C.to_numeric(enc, enc.value(e.left, env))
-    y = C.to_numeric(enc, enc.value(e.right, env))
-    return arith(enc, e.op, x, y)
+    x, y = enc.value(e.left, env), enc.value(e.right, env)
+    if e.op == "%":
+        return remainder(enc, x, y)
+    return arith(enc, e.op, C.to_numeric(enc, x), C.to_numeric(enc, y))
 
 
 @encodes(S.Negate)
