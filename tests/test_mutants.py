@@ -138,7 +138,7 @@ def test_mutation_slice_finds_its_mutants(tmp_path):
     names = ["set-as-bag", "group-by-null-apart", "left-join-no-padding"]
     p = subprocess.run([sys.executable, "-m", "spotit.cli", "fuzz", "--only-mutant", *names,
                         "--minutes-per-mutant", "0.5", "--json", "--out", str(tmp_path),
-                        "--jobs", "2"],  # two mutants at a time; the report keeps the order
+                        "--jobs", "2"],  # each mutant's fuzz in two workers, in turn
                        capture_output=True, text=True, timeout=300)
     out = json.loads(p.stdout)
     assert p.returncode == 0, out
@@ -160,4 +160,29 @@ def test_mutants_run_in_turn_in_this_process_too(tmp_path):
     report = run_mutants(["set-as-bag"], minutes_per_mutant=0.25, out_dir=tmp_path)
     assert [(r.name, r.found, r.claim) for r in report.results] == [("set-as-bag", True,
                                                                      "Thm 2")]
+    assert mutants.active() is None
+
+
+def test_a_stop_file_ends_a_run_and_a_first_finding_writes_it(tmp_path):
+    """The workers of one mutant's fuzz end together: the first finding creates the
+    stop file, and a run that sees it ends (not as an interrupted one)."""
+    from spotit.proofs.fuzz import fuzz
+
+    stop = tmp_path / "found"
+    with mutants.planting("set-as-bag"):
+        run = fuzz(minutes=0.5, first_only=True, stop_file=stop, out_dir=tmp_path / "a")
+    assert run.first_found is not None and stop.exists()
+    ended = fuzz(minutes=2, stop_file=stop, out_dir=tmp_path / "b")  # already there
+    assert ended.seconds < 60 and not ended.interrupted  # not the two minutes
+    assert not ended.discrepancies
+
+
+def test_a_mutants_parallel_workers_report_the_first_finding(tmp_path):
+    from spotit.proofs.mutation import run_mutants
+
+    report = run_mutants(["set-as-bag"], minutes_per_mutant=1, out_dir=tmp_path, jobs=2)
+    (result,) = report.results
+    assert result.found and result.claim == "Thm 2" and result.seconds < 60
+    assert report.to_json()["jobs"] == 2 and "2 workers each" in report.summary()
+    assert not (tmp_path / "mutants" / "set-as-bag" / ".found").exists()
     assert mutants.active() is None

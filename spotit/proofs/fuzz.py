@@ -179,6 +179,7 @@ class FuzzReport:
             "solvers": list(self.solvers),
             "seed": self.seed,
             "jobs": self.jobs,
+            "first_found": None if self.first_found is None else round(self.first_found, 1),
             "interrupted": self.interrupted,
             "coverage": {k: dict(sorted(v.items())) for k, v in self.coverage.items()},
             "coverage_warnings": self.coverage_warnings(),
@@ -334,7 +335,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
          out_dir: str | Path = "spotit-fuzz", progress: Callable[[str], None] | None = None,
          first_only: bool = False, seeds: SeedSet | None = None,
          status: str | Path | None = None,
-         on_status: Callable[[dict[str, Any]], None] | None = None) -> FuzzReport:
+         on_status: Callable[[dict[str, Any]], None] | None = None,
+         stop_file: str | Path | None = None) -> FuzzReport:
     """Fuzz the encoder; stop after ``examples`` per claim and solver, or ``minutes``.
 
     With ``only`` (an operator or function name) only expressions whose outermost
@@ -347,11 +349,14 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
     query pairs are mutants of these (a user's queries) instead of the bundled seeds;
     ``only="QUERIES"`` runs the end-to-end part alone. ``status``: a file the counts so
     far are written to every ``STATUS_SECONDS`` (``write_status``); ``on_status`` is
-    called with them (a progress bar).
+    called with them (a progress bar). ``stop_file``: the run ends (after the case in
+    progress) once this file exists, and with ``first_only`` it creates it at its first
+    finding: the workers of one mutant's fuzz (``spotit.proofs.mutation``) end together.
     """
     if examples is None and minutes is None and checks is None:
         examples = 100
     STOP.clear()
+    watching = _watch(Path(stop_file)) if stop_file is not None else None
     report = FuzzReport(solvers=solvers, seed=seed, seeds=seeds,
                         expected_operators=frozenset(reach.expected_operators()
                                                      if only is None else ()))
@@ -418,6 +423,8 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
         if case is not None:
             if report.first_found is None and outcome.kind != CRASH:
                 report.first_found = time.monotonic() - start
+                if first_only and stop_file is not None:
+                    Path(stop_file).touch()
             _record(report, part, solver, case, outcome, out_dir)
         report_status()
 
@@ -461,7 +468,12 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
                          f"{len(report.discrepancies)} discrepancies")
     except KeyboardInterrupt:  # one that landed between searches
         request_stop()
-    report.interrupted = STOP.is_set()
+    finally:
+        if watching is not None:
+            watching.set()
+    # ended by another worker's finding (stop_file) is not interrupted
+    report.interrupted = STOP.is_set() and not (stop_file is not None
+                                                and Path(stop_file).exists())
     report.seconds = time.monotonic() - start
     report_status(final=True)
     return report
@@ -581,12 +593,37 @@ def _merge(total: FuzzReport, i: int, seed: int, out: dict[str, Any]) -> None:
         total.rule_cases[rule] = total.rule_cases.get(rule, 0) + n
     for kind, counts in part.get("coverage", {}).items():
         total.coverage.setdefault(kind, Counter()).update(counts)
+    if part.get("first_found") is not None:
+        total.first_found = min(part["first_found"], total.first_found or math.inf)
     total.discrepancies += [Discrepancy(**d) for d in part["discrepancy_details"]]
 
 
 def _fuzz_worker(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A worker's run; ``mutant`` (named, not left to the environment, which a
+    forkserver's children take from when it started) is planted for it."""
     signal.signal(signal.SIGINT, stop_on_signal)  # Ctrl-C reaches the workers too
-    return {"report": fuzz(**kwargs).to_json()}
+    kwargs = dict(kwargs)
+    mutant = kwargs.pop("mutant", None)
+    with mutants.planting(mutant) if mutant else contextlib.nullcontext():
+        return {"report": fuzz(**kwargs).to_json()}
+
+
+STOP_FILE_POLL_SECONDS = 0.2
+
+
+def _watch(stop_file: Path) -> threading.Event:
+    """Stop this process's run (``request_stop``) once ``stop_file`` exists; set the
+    event returned to stop watching."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(STOP_FILE_POLL_SECONDS):
+            if stop_file.exists():
+                request_stop()
+                return
+
+    threading.Thread(target=watch, name="fuzz-stop-file", daemon=True).start()
+    return done
 
 
 STATUS_SECONDS = 2.0  # how often a run rewrites its status file (docs/fuzz.md)

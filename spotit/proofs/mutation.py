@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import math
 import statistics
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from spotit.mutants import MUTANTS, planting
-from spotit.proofs.fuzz import fuzz
+from spotit.proofs.fuzz import fuzz, fuzz_in_parallel
 from spotit.proofs.reproducers import replay
 
 # which claim each fuzz part checks
@@ -50,6 +49,7 @@ class MutationReport:
     seed: int = 0
     minutes_per_mutant: float = 0.0
     solvers: tuple[str, ...] = ()
+    jobs: int = 1  # worker processes of each mutant's fuzz
 
     @property
     def found(self) -> int:
@@ -88,6 +88,7 @@ class MutationReport:
             "minutes_per_mutant": self.minutes_per_mutant,
             "seed": self.seed,
             "solvers": list(self.solvers),
+            "jobs": self.jobs,
         }
 
     def summary(self) -> str:
@@ -108,7 +109,8 @@ class MutationReport:
                      f"{'-' if median is None else f'{self.p95_seconds():.1f} s'}; median "
                      f"over those found {'-' if found is None else f'{found:.1f} s'} "
                      f"(budget {self.minutes_per_mutant:g} min each, seed {self.seed}, "
-                     f"{', '.join(self.solvers)})")
+                     f"{', '.join(self.solvers)}, {self.jobs} worker"
+                     f"{'s' if self.jobs > 1 else ''} each)")
         return "\n".join(lines)
 
 
@@ -117,61 +119,58 @@ def run_mutants(names: Sequence[str] | None = None, *, minutes_per_mutant: float
                 out_dir: str | Path = "spotit-fuzz",
                 progress: Callable[[str], None] | None = None, jobs: int = 1
                 ) -> MutationReport:
-    """Fuzz against each mutant in ``names`` (default: all): in turn, or ``jobs`` at a
-    time in worker processes (each fuzz still runs its budget; the times to find are
-    comparable when every worker has a core to itself). The report keeps the order of
-    ``names``; a worker that dies costs its mutant only (not found, with the reason)."""
+    """Fuzz against each mutant in ``names`` (default: all), in turn, each fuzz in
+    ``jobs`` worker processes as ``spotit fuzz --jobs`` runs (the first finding ends
+    them all). A mutant whose run fails costs that mutant only (not found, with the
+    reason)."""
     names = list(names) if names else list(MUTANTS)
     unknown = [n for n in names if n not in MUTANTS]
     if unknown:
         raise KeyError(f"unknown mutant(s): {', '.join(unknown)}")
-    report = MutationReport(seed=seed, minutes_per_mutant=minutes_per_mutant, solvers=solvers)
-    args = [(name, minutes_per_mutant, seed, solvers, str(out_dir)) for name in names]
-    if jobs <= 1:
-        done = ((a[0], one_mutant(a)) for a in args)
-    else:
-        from spotit.experiments.batch import Task, run_batch
-
-        limit = minutes_per_mutant * 60 + 120  # the fuzz stops itself; this is a backstop
-        done = run_batch([Task(a[0], one_mutant, (a,), limit) for a in args], workers=jobs,
-                         memory_mb=None)
-    results: dict[str, MutantResult] = {}
-    for name, out in done:
-        if "name" in out:
-            result = MutantResult(**out)
-        else:  # the worker died or overran: a finding about the harness, not the mutant
-            result = MutantResult(name, MUTANTS[name].family, False,
-                                  minutes_per_mutant * 60,
-                                  detail=f"worker: {out.get('reason', 'died')}")
-        results[name] = result
+    report = MutationReport(seed=seed, minutes_per_mutant=minutes_per_mutant, solvers=solvers,
+                            jobs=jobs)
+    for name in names:
+        try:
+            result = one_mutant(name, minutes_per_mutant, seed, solvers, out_dir, jobs)
+        except Exception as e:  # a finding about the harness, not the mutant
+            result = MutantResult(name, MUTANTS[name].family, False, minutes_per_mutant * 60,
+                                  detail=f"the run failed: {type(e).__name__}: {e}")
+        report.results.append(result)
         if progress is not None:
             progress(f"{name}: {'found' if result.found else 'NOT found'} after "
                      f"{result.seconds:.1f} s" + (f" by {result.claim} ({result.part}): "
                                                    f"{result.detail[:200]}"
                                                    if result.found else ""))
-    report.results = [results[name] for name in names]
     return report
 
 
-def one_mutant(args: tuple[str, float, int, tuple[str, ...], str]) -> dict[str, Any]:
-    """The fuzz against one mutant, as a ``MutantResult``'s fields (a worker's task)."""
-    name, minutes_per_mutant, seed, solvers, out_dir = args
-    start = time.monotonic()
+def one_mutant(name: str, minutes_per_mutant: float, seed: int, solvers: tuple[str, ...],
+               out_dir: str | Path, jobs: int = 1) -> MutantResult:
+    """The fuzz against one mutant, until its first wrong answer or the budget."""
+    out = Path(out_dir) / "mutants" / name
     with planting(name) as mutant:
-        run = fuzz(minutes=minutes_per_mutant, seed=seed, solvers=solvers,
-                   out_dir=Path(out_dir) / "mutants" / name, first_only=True)
+        if jobs <= 1:
+            run = fuzz(minutes=minutes_per_mutant, seed=seed, solvers=solvers, out_dir=out,
+                       first_only=True)
+        else:
+            found = out / ".found"  # the first worker to find it ends the others
+            out.mkdir(parents=True, exist_ok=True)
+            found.unlink(missing_ok=True)
+            run = fuzz_in_parallel(jobs=jobs, minutes=minutes_per_mutant, seed=seed,
+                                   solvers=solvers, out_dir=out, first_only=True,
+                                   stop_file=found, mutant=name)
+            found.unlink(missing_ok=True)
     first = next((d for d in run.discrepancies if d.kind == "divergence"), None)
     if first is not None and first.reproducer and \
             replay(first.reproducer, first.solver).kind == "divergence":
-        return asdict(MutantResult(name, mutant.family, False, minutes_per_mutant * 60,
-                                   detail=f"without the mutant too: {first.detail}",
-                                   unplanted=first.reproducer))
+        return MutantResult(name, mutant.family, False, minutes_per_mutant * 60,
+                            detail=f"without the mutant too: {first.detail}",
+                            unplanted=first.reproducer)
     if first is None:
         crash = run.discrepancies[0].detail if run.discrepancies else ""
-        result = MutantResult(name, mutant.family, False, round(time.monotonic() - start, 1),
-                              detail=f"crash: {crash}" if crash else "")
-    else:
-        result = MutantResult(name, mutant.family, True, round(run.first_found or 0.0, 1),
-                              CLAIMS.get(first.part, first.part), first.part,
-                              first.detail, first.reproducer)
-    return asdict(result)
+        return MutantResult(name, mutant.family, False,
+                            round(min(run.seconds, minutes_per_mutant * 60), 1),
+                            detail=f"crash: {crash}" if crash else "")
+    return MutantResult(name, mutant.family, True, round(run.first_found or 0.0, 1),
+                        CLAIMS.get(first.part, first.part), first.part, first.detail,
+                        first.reproducer)
