@@ -203,9 +203,10 @@ def test_fuzz_jobs_split_the_budget_and_add_up(tmp_path, capsys):
         # (a finding ends its row early: the message shows any, to tell a load-made one)
         assert both[name] == sum(getattr(r, name) for r in alone) > 0, (name, both, found)
     # which of a case's checks its solver calls decide (the others are skipped, not
-    # counted) can change with a timeout on a loaded machine: the same cases, within 5 %
+    # counted) can change with a timeout on a loaded machine: the same cases, within 15 %
+    # (under CI's load, a tenth: 832 against 754; a worker's share missing is half)
     alone_expressions = sum(r.expressions_checked for r in alone)
-    assert abs(both["expressions_checked"] - alone_expressions) <= alone_expressions / 20
+    assert abs(both["expressions_checked"] - alone_expressions) <= alone_expressions * 0.15
     assert both["expressions_checked"] > 0
     assert both["discrepancies"] == len(found), (both, found)
     assert status == (1 if both["discrepancies"] else 0)
