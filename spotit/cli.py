@@ -413,12 +413,26 @@ def cmd_evaluate(args) -> int:
             constraints=args.constraints)
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
-    summary = write_report(args.results, args.report or Path(args.results).with_suffix(""),
-                           run_id=run_id)
+    findings = None
+    if args.audit:
+        from spotit.experiments.audit import audit
+
+        try:
+            findings = audit(store, run_id=run_id, min_agree=args.min_agree,
+                             explain=True, workers=args.jobs, progress=_stage_progress_bar(),
+                             executor=args.executor, scheduler=args.scheduler)
+        except SpotItError as e:
+            raise SystemExit(f"spotit: error: {e}") from None
+    report_dir = Path(args.report) if args.report else Path(args.results).with_suffix("")
+    summary = write_report(args.results, report_dir, run_id=run_id)
     store.close()
     print(summary_table(summary))
-    print(f"\nresults: {args.results}; report: "
-          f"{args.report or Path(args.results).with_suffix('')}/index.html")
+    if findings is not None:
+        from spotit.experiments.audit_report import summary_text
+
+        print("\n" + summary_text(findings))
+        print(f"\naudit: {report_dir / 'audit'}/audit.jsonl, audit.csv")
+    print(f"\nresults: {args.results}; report: {report_dir}/index.html")
     return 0
 
 
@@ -481,6 +495,81 @@ def cmd_constraints(args) -> int:
     counts = ", ".join(f"{k} {n}" for k, n in sorted(cs.counts().items())) or "none"
     print(f"{len(cs)} constraints ({counts}) written to {args.out}")
     return 0
+
+
+def cmd_audit(args) -> int:
+    from spotit.experiments.audit import AuditError, audit
+    from spotit.experiments.audit_report import summary_text, write_audit
+    from spotit.experiments.report import write_report
+    from spotit.experiments.store import ResultsStore
+
+    if not Path(args.results).exists():
+        raise SystemExit(f"spotit: error: no results file {args.results}")
+    if args.min_agree is not None and args.min_agree < 1:
+        raise SystemExit("spotit: error: --min-agree must be at least 1")
+    store = ResultsStore(args.results)
+    try:
+        schemas = _schemas_from_tables(args.tables) if args.tables else None
+        findings = audit(store, run_id=args.run, min_agree=args.min_agree,
+                         explain=not args.no_explain, workers=args.jobs, schemas=schemas,
+                         progress=_stage_progress_bar())
+        run_id = args.run or store.latest_run()["run_id"]
+    except (AuditError, SpotItError) as e:
+        raise SystemExit(f"spotit: error: {e}") from None
+    finally:
+        store.close()
+    report_dir = Path(args.report) if args.report else Path(args.results).with_suffix("")
+    out = Path(args.out) if args.out else report_dir / "audit"
+    jsonl, csv_path = write_audit(findings, out)
+    write_report(args.results, report_dir, run_id=run_id)
+    print(summary_text(findings))
+    print(f"\naudit: {jsonl}, {csv_path}; report: {report_dir / 'index.html'}#audit")
+    return 0
+
+
+def _schemas_from_tables(path: str) -> dict:
+    """db_id -> (fingerprint, DDL, None) from a BIRD/Spider tables file, for results files
+    written before runs stored their schemas."""
+    import hashlib
+
+    from spotit.experiments.inputs import _read_tables
+    from spotit.schema import schema_from_tables_entry
+
+    out = {}
+    for db_id, entry in _read_tables(Path(path)).items():
+        try:
+            ddl = schema_from_tables_entry(entry, source=f"{path}#{db_id}").ddl
+        except SpotItError:
+            continue
+        out[db_id] = (hashlib.sha256(ddl.encode("utf-8")).hexdigest(), ddl, None)
+    return out
+
+
+def _stage_progress_bar():
+    """A progress bar per stage of a long command (checks, explanations) on stderr, when
+    it is a terminal; otherwise a line per stage when it ends."""
+    from tqdm import tqdm
+
+    bars: dict = {}
+    tty = sys.stderr.isatty()
+
+    def update(stage: str, done: int, total: int, counts: dict[str, int]) -> None:
+        if not tty:
+            if done >= total:
+                verdicts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                print(f"{stage}: {done} done ({verdicts})", file=sys.stderr)
+            return
+        b = bars.get(stage)
+        if b is None:
+            b = bars[stage] = tqdm(total=total, unit="check", desc=stage, file=sys.stderr,
+                                   dynamic_ncols=True)
+        if total != b.total:
+            b.total = total
+            b.refresh()
+        b.update(done - b.n)
+        b.set_postfix_str(", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+    return update
 
 
 def cmd_report(args) -> int:
@@ -680,6 +769,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--results", default="spotit-results.sqlite",
                    help="the results file (resumable; default spotit-results.sqlite)")
     p.add_argument("--report", help="report directory (default: the results file's name)")
+    p.add_argument("--audit", action="store_true",
+                   help="then audit the gold (spotit audit): classes, findings, proposals")
+    p.add_argument("--min-agree", type=int, metavar="M",
+                   help="with --audit: systems a class needs to outvote the gold")
     _add_constraints_arg(p, directory=True)
     p.set_defaults(func=cmd_evaluate)
 
@@ -698,6 +791,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mine at most N random rows per table (ORDER BY random() LIMIT N)")
     m.add_argument("--out", required=True, help="the JSON file to write")
     m.set_defaults(func=cmd_constraints)
+
+    p = sub.add_parser("audit", help="gold audit of an evaluation: which side is wrong when "
+                                     "SpotIt refutes predictions (classes, findings, "
+                                     "proposed corrections)")
+    p.add_argument("results", help="the results file of spotit evaluate")
+    p.add_argument("--run", type=int, help="a run id (default: the latest)")
+    p.add_argument("--min-agree", type=int, metavar="M",
+                   help="systems a class needs to outvote the gold (default: half the "
+                        "systems, at least 2)")
+    p.add_argument("--out", help="directory for audit.jsonl and audit.csv (default: "
+                                 "REPORT/audit)")
+    p.add_argument("--report", help="report directory, rewritten with the Audit section "
+                                    "(default: the results file's name)")
+    p.add_argument("--jobs", "-j", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--no-explain", action="store_true",
+                   help="do not search what each finding's counterexample needs")
+    p.add_argument("--tables", help="the benchmark's tables file, for results files written "
+                                    "before runs stored their schemas")
+    p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("report", help="write the report of an evaluation's results file")
     p.add_argument("results", help="the results file of spotit evaluate")

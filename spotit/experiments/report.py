@@ -399,8 +399,23 @@ def write_report(store_path: str | Path, out_dir: str | Path, *, run_id: int | N
             f.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
     _write_csv(out / "pairs.csv", PAIR_FIELDS, rows)
     _write_csv(out / "audit.csv", AUDIT_FIELDS, audit_rows(pairs))
-    (out / "index.html").write_text(render_html(summary, pairs), encoding="utf-8")
+    gold_audit = load_audit(store_path, summary["settings"]["run_id"])
+    if gold_audit is not None:
+        from spotit.experiments.audit_report import write_audit
+
+        write_audit(gold_audit[1], out / "audit")
+    (out / "index.html").write_text(render_html(summary, pairs, gold_audit), encoding="utf-8")
     return summary
+
+
+def load_audit(store_path: str | Path, run_id: int
+               ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The run's finished gold audit (settings, findings), or None."""
+    store = ResultsStore(store_path)
+    try:
+        return store.audit(run_id)
+    finally:
+        store.close()
 
 
 def _pct(x: float | None) -> str:
@@ -935,9 +950,19 @@ def _refuted_index(refuted: list[Pair], anchors: dict[tuple[str, str], str],
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-def render_html(summary: dict[str, Any], pairs: list[Pair]) -> str:
+def _audit_html(gold_audit) -> str:
+    if gold_audit is None:
+        return ""
+    from spotit.experiments.audit_report import audit_section
+
+    return audit_section(*gold_audit)
+
+
+def render_html(summary: dict[str, Any], pairs: list[Pair],
+                gold_audit: tuple[dict[str, Any], list[dict[str, Any]]] | None = None) -> str:
     """index.html: one self-contained page (inline CSS, PNG plots as data: URLs, no
-    script; a Content-Security-Policy forbids any network fetch)."""
+    script; a Content-Security-Policy forbids any network fetch). With a gold audit,
+    its section follows the systems table."""
     settings = dict(summary["settings"])
     provenance = settings.pop("provenance", {}) or {}
     systems = summary["systems"]
@@ -982,6 +1007,7 @@ def render_html(summary: dict[str, Any], pairs: list[Pair]) -> str:
         "<p>k is the smallest bound (most rows in any one table) at which SpotIt found a "
         "counterexample; “found by” says whether the solver or the random search found it."
         "</p>", _cex_table(summary), "</section>",
+        _audit_html(gold_audit),
         '<section id="plots"><h2>Plots</h2><div class="plots">', _plots(summary, pairs),
         "</div></section>",
         '<section id="refuted"><h2>Refuted pairs</h2>',

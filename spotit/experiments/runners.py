@@ -292,7 +292,6 @@ class Evaluation:
     def jobs(self) -> tuple[list[PairJob], list[tuple[PairJob, dict[str, Any]]]]:
         """Every pair as a job, and the pairs that need no worker (their outcome)."""
         from spotit.experiments.extest import database_path
-        from spotit.frontend.now import mentions_now
 
         jobs, settled = [], []
         version = spotit_version()
@@ -309,17 +308,12 @@ class Evaluation:
                         fingerprint = self.benchmark.schema_fingerprint(q.db_id)
                     except SpotItError as e:
                         schema_problem[q.db_id] = f"schema of {q.db_id}: {e}"
-                sql_now = mentions_now(q.gold) or bool(pred.sql and mentions_now(pred.sql))
                 semantics = self.settings.semantics or q.semantics
-                key_settings = {**self.settings.key_settings(sql_now), "semantics": semantics}
                 assumed = self.constraints_of(q.db_id) if not schema_problem.get(
                     q.db_id) else None
-                if assumed is not None:
-                    key_settings["constraints"] = hashlib.sha256(json.dumps(
-                        assumed, sort_keys=True, default=str).encode()).hexdigest()
-                key = pair_key(system=system, question_id=q.question_id, db_id=q.db_id,
-                               gold=q.gold, pred=pred.sql, schema_fingerprint=fingerprint,
-                               settings=key_settings, spotit_version=version)
+                key = check_key(self.settings, system=system, question=q, pred=pred.sql,
+                                semantics=semantics, fingerprint=fingerprint, assumed=assumed,
+                                version=version)
                 db_path, ex_unknown = None, ""
                 if self.db_dir is not None:
                     try:
@@ -341,6 +335,22 @@ class Evaluation:
         return jobs, settled
 
 
+def check_key(settings: EvaluationSettings, *, system: str, question: Question,
+              pred: str | None, semantics: str, fingerprint: str,
+              assumed: dict[str, Any] | None, version: str) -> str:
+    """The store key of one check: everything that decides its outcome."""
+    from spotit.frontend.now import mentions_now
+
+    sql_now = mentions_now(question.gold) or bool(pred and mentions_now(pred))
+    key_settings = {**settings.key_settings(sql_now), "semantics": semantics}
+    if assumed is not None:
+        key_settings["constraints"] = hashlib.sha256(json.dumps(
+            assumed, sort_keys=True, default=str).encode()).hexdigest()
+    return pair_key(system=system, question_id=question.question_id, db_id=question.db_id,
+                    gold=question.gold, pred=pred, schema_fingerprint=fingerprint,
+                    settings=key_settings, spotit_version=version)
+
+
 def evaluate(ev: Evaluation, store: ResultsStore, *, workers: int | None = None,
              executor: str = "local", scheduler: str | None = None,
              memory_mb: int | None = 8192,
@@ -359,6 +369,8 @@ def evaluate(ev: Evaluation, store: ResultsStore, *, workers: int | None = None,
                 "workers": workers, "constraints": ev.constraints}
     run_id = store.start_run(settings, provenance())
     jobs, settled = ev.jobs()
+    store.put_schemas(run_id, {j.question.db_id: (_fingerprint(j.ddl), j.ddl, j.constraints)
+                               for j in jobs if j.ddl})
     known = store.known_keys()
     reused = [j for j in jobs if j.key in known]
     todo = [j for j in jobs if j.key not in known]
@@ -402,6 +414,10 @@ def evaluate(ev: Evaluation, store: ResultsStore, *, workers: int | None = None,
     store.set_refuted_by(run_id, refuted)
     store.finish_run(run_id)
     return run_id
+
+
+def _fingerprint(ddl: str) -> str:
+    return hashlib.sha256(ddl.encode("utf-8")).hexdigest()
 
 
 def _stub(job: PairJob) -> PairRecord:

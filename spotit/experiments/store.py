@@ -11,6 +11,11 @@ Tables (documented for users in docs/results-store.md):
 - ``run_pairs``: which pairs a run covers, and what that run concluded across
   systems (EX-SpotIt+: ``refuted_by``, the system whose counterexample
   refuted this prediction).
+- ``run_schemas``: the schema (DDL) and assumed constraints of each database a run
+  read, so that later work on the run (``spotit audit``) needs only this file.
+- ``audits``, ``audit_findings``: a gold audit of a run (``spotit.experiments.audit``);
+  its own checks (between two predictions, or a prediction and a corrected gold) are
+  ordinary ``pairs`` rows whose system is ``AUDIT_SYSTEM``, in no run.
 
 Every write is one transaction in WAL mode: a ``kill -9`` at any moment
 leaves every row committed before it, and nothing half-written.
@@ -28,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 STORE_VERSION = 1  # bump when the meaning of a stored row changes: old rows are re-run
+AUDIT_SYSTEM = "<audit>"  # the system of the audit's own checks (not a --pred name)
 
 
 @dataclass
@@ -123,6 +129,15 @@ class ResultsStore:
                 "CREATE TABLE IF NOT EXISTS run_pairs (run_id INTEGER, key TEXT, system TEXT, "
                 "question_id TEXT, refuted_by TEXT, PRIMARY KEY (run_id, key))")
             self.conn.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)")
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS run_schemas (run_id INTEGER, db_id TEXT, "
+                "fingerprint TEXT, ddl TEXT, constraints TEXT, PRIMARY KEY (run_id, db_id))")
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS audits (run_id INTEGER PRIMARY KEY, started REAL, "
+                "finished REAL, settings TEXT)")
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS audit_findings (run_id INTEGER, question_id TEXT, "
+                "finding TEXT, PRIMARY KEY (run_id, question_id))")
             self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('store_version', ?)",
                               (STORE_VERSION,))
         version = self.conn.execute(
@@ -181,6 +196,49 @@ class ResultsStore:
                 "UPDATE run_pairs SET refuted_by = ? WHERE run_id = ? AND key = ?",
                 [(system, run_id, key) for key, system in refutations.items()])
 
+    def put_schemas(self, run_id: int, schemas: dict[str, tuple[str, str, Any]]) -> None:
+        """db_id -> (fingerprint, DDL, assumed constraints or None) of a run."""
+        with self._tx():
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO run_schemas VALUES (?, ?, ?, ?, ?)",
+                [(run_id, db, fp, ddl, None if cs is None else json.dumps(cs, default=str))
+                 for db, (fp, ddl, cs) in schemas.items()])
+
+    def schemas(self, run_id: int) -> dict[str, tuple[str, str, Any]]:
+        """db_id -> (fingerprint, DDL, constraints) stored for a run ({} for runs written
+        before schemas were stored)."""
+        return {r["db_id"]: (r["fingerprint"], r["ddl"],
+                             json.loads(r["constraints"]) if r["constraints"] else None)
+                for r in self.conn.execute("SELECT * FROM run_schemas WHERE run_id = ?",
+                                           (run_id,))}
+
+    def start_audit(self, run_id: int, settings: dict[str, Any]) -> None:
+        with self._tx():
+            self.conn.execute("INSERT OR REPLACE INTO audits VALUES (?, ?, NULL, ?)",
+                              (run_id, time.time(), json.dumps(settings, sort_keys=True)))
+
+    def put_findings(self, run_id: int, findings: Iterable[dict[str, Any]]) -> None:
+        """Replace the audit findings of a run (one JSON object per question)."""
+        with self._tx():
+            self.conn.execute("DELETE FROM audit_findings WHERE run_id = ?", (run_id,))
+            self.conn.executemany(
+                "INSERT INTO audit_findings VALUES (?, ?, ?)",
+                [(run_id, f["question_id"], json.dumps(f, default=_json_default))
+                 for f in findings])
+            self.conn.execute("UPDATE audits SET finished = ? WHERE run_id = ?",
+                              (time.time(), run_id))
+
+    def audit(self, run_id: int) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """(settings, findings) of the run's finished audit, or None."""
+        row = self.conn.execute("SELECT * FROM audits WHERE run_id = ? AND finished IS NOT "
+                                "NULL", (run_id,)).fetchone()
+        if row is None:
+            return None
+        findings = [json.loads(r[0]) for r in self.conn.execute(
+            "SELECT finding FROM audit_findings WHERE run_id = ? "
+            "ORDER BY CAST(question_id AS INTEGER), question_id", (run_id,))]
+        return json.loads(row["settings"] or "{}"), findings
+
     def finish_run(self, run_id: int) -> None:
         with self._tx():
             self.conn.execute("UPDATE runs SET finished = ? WHERE run_id = ?",
@@ -206,7 +264,7 @@ class ResultsStore:
             yield PairRecord.from_row(row), row["refuted_by"]
 
     def records(self) -> Iterator[PairRecord]:
-        """Every stored record, of every run."""
+        """Every stored record, of every run (and the audit's own checks)."""
         for row in self.conn.execute("SELECT * FROM pairs ORDER BY system, question_id"):
             yield PairRecord.from_row(row)
 
