@@ -577,7 +577,15 @@ def cmd_report(args) -> int:
 
     if not Path(args.results).exists():
         raise SystemExit(f"spotit: error: no results file {args.results}")
-    summary = write_report(args.results, args.out, run_id=args.run)
+    if args.accept_proposals is not None and not 0 <= args.accept_proposals <= 100:
+        raise SystemExit("spotit: error: --accept-proposals takes a score from 0 to 100")
+    try:
+        summary = write_report(args.results, args.out, run_id=args.run,
+                               gold_fixes=args.gold_fixes,
+                               accept_proposals=args.accept_proposals, workers=args.jobs,
+                               progress=_progress_bar())
+    except SpotItError as e:
+        raise SystemExit(f"spotit: error: {e}") from None
     print(summary_table(summary))
     print(f"\nreport: {Path(args.out) / 'index.html'}")
     return 0
@@ -815,6 +823,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results", help="the results file of spotit evaluate")
     p.add_argument("--out", required=True, help="report directory")
     p.add_argument("--run", type=int, help="a run id (default: the latest)")
+    p.add_argument("--gold-fixes", metavar="FILE",
+                   help="corrected gold queries or exclusions (JSON or CSV; audit.csv with "
+                        "its verdict column filled in): also score against the audited gold")
+    p.add_argument("--accept-proposals", type=float, metavar="MIN_SCORE",
+                   help="take the gold audit's proposals scoring at least MIN_SCORE as "
+                        "corrections (a --gold-fixes entry wins over a proposal)")
+    p.add_argument("--jobs", "-j", type=int,
+                   help="worker processes for checks against corrected gold queries")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(

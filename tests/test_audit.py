@@ -281,3 +281,79 @@ def test_kill_minus_nine_during_an_audit_then_rerun_completes_it(tmp_path):
     assert shape == [sorted(sorted(c["systems"]) for c in f["classes"]) for f in clean]
     assert len(final) == sqlite3.connect(fresh).execute(
         "SELECT COUNT(*) FROM pairs WHERE system = ?", (AUDIT_SYSTEM,)).fetchone()[0]
+
+
+# ---------------------------------------------------------------------- re-scoring
+
+
+def test_gold_fixes_rescore_the_leaderboard(audited, tmp_path):
+    from spotit.experiments.report import write_report
+    from spotit.experiments.rescore import load_fixes
+
+    src, _, run_id, got = audited
+    results = src / "r.sqlite"
+    # a person's file: question 0 corrected to ">= 10" (the audit's proposal), question 2
+    # excluded as ambiguous, question 1 kept
+    (tmp_path / "fixes.json").write_text(json.dumps({
+        "0": {"sql": "SELECT name FROM item WHERE price >= 10", "note": "at least 10"},
+        "2": "exclude"}))
+    fixes = load_fixes(tmp_path / "fixes.json")
+    assert fixes["0"].sql.endswith(">= 10") and fixes["2"].excluded
+    summary = write_report(results, tmp_path / "rep", run_id=run_id,
+                           gold_fixes=tmp_path / "fixes.json", workers=2)
+    a = summary["audited"]
+    assert a["fixes"] == {"corrected": 1, "excluded": 1, "sources": [str(tmp_path /
+                                                                        "fixes.json")]}
+    changed = {(c["system"], c["question_id"]): c for c in a["changes"]}
+    # without test databases or labels EX-TEST stays unknown: no metric moves, but each
+    # prediction of the corrected question is judged against the new gold
+    assert all(s["n"] == 0 for s in a["systems"].values())
+    assert not changed
+    page = (tmp_path / "rep" / "index.html").read_text()
+    assert 'id="audited"' in page
+
+
+def test_rescore_with_labels_moves_the_systems_that_fixed_the_gold(tmp_path):
+    from spotit.experiments.report import write_report
+
+    preds = make_benchmark(tmp_path, QUESTIONS[:2])
+    labels = {}
+    for s in SYSTEMS:  # EX-TEST computed elsewhere: every prediction passed
+        path = tmp_path / f"{s}.labels.json"
+        path.write_text(json.dumps({"0": True, "1": True}))
+        labels[s] = path
+    settings = EvaluationSettings("bird", bound=2, timeout=30, probe_trials=0)
+    store, run_id = run_evaluation(
+        benchmark="bird", dev=tmp_path / "dev.json", tables=tmp_path / "tables.json",
+        predictions=preds, results=tmp_path / "r.sqlite", settings=settings, workers=2,
+        ex_labels=labels)
+    audit(store, run_id=run_id, workers=2, explain=False)
+    store.close()
+    # audit.csv, as a person fills it in: question 0 is a wrong gold (take the proposal)
+    import csv
+
+    from spotit.experiments.audit_report import write_audit
+
+    _, findings = ResultsStore(tmp_path / "r.sqlite").audit(run_id)
+    _, csv_path = write_audit(findings, tmp_path / "audit")
+    rows = list(csv.DictReader(csv_path.open()))
+    for r in rows:
+        r["verdict"] = "wrong gold" if r["question_id"] == "0" else "fine"
+    with (tmp_path / "labelled.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    summary = write_report(tmp_path / "r.sqlite", tmp_path / "rep", run_id=run_id,
+                           gold_fixes=tmp_path / "labelled.csv", workers=2)
+    before = {n: s["ex_spotit"] for n, s in summary["systems"].items()}
+    after = {n: s["ex_spotit"] for n, s in summary["audited"]["systems"].items()}
+    # question 0: A-D wrote ">= 10", refuted by the old gold, equal to the corrected one;
+    # E ("SELECT id") and F ("< 10") are wrong under both. question 1 is unchanged: A-D
+    # right, E and F refuted (">= 5" counts a price of 5).
+    for s in "ABCD":
+        assert before[s] == 0.5 and after[s] == 1.0
+    assert before["E"] == after["E"] == 0.0 and before["F"] == after["F"] == 0.0
+    moved = {(c["system"], c["question_id"]) for c in summary["audited"]["changes"]}
+    assert moved == {(s, "0") for s in "ABCD"}
+    assert all(c["ex_test_source"] == "spotit" for c in summary["audited"]["changes"])
+    assert summary["audited"]["systems"]["A"]["ranks"]["ex_spotit"] == 1

@@ -52,6 +52,7 @@ from spotit.experiments.classes import (
     normalize_sql,
     outcome_of_verdict,
     partition,
+    sql_sha,
 )
 from spotit.experiments.inputs import Prediction, Question
 from spotit.experiments.store import AUDIT_SYSTEM, PairRecord, ResultsStore
@@ -167,11 +168,14 @@ class Audit:
                     self._schema_cache[db_id] = None
         return self._schema_cache[db_id]
 
-    def prepare(self) -> None:
-        """Members, separations and known outcomes of every question, from the run."""
+    def prepare(self, only: set[str] | None = None, extra: dict[str, str] | None = None
+                ) -> None:
+        """Members, separations and known outcomes of every question (of ``only``), from
+        the run; ``extra`` adds one more member to a question (a corrected gold)."""
         by_q: dict[str, list[PairRecord]] = {}
         for r in self.records:
-            by_q.setdefault(r.question_id, []).append(r)
+            if only is None or r.question_id in only:
+                by_q.setdefault(r.question_id, []).append(r)
         now = datetime.fromisoformat(self.settings.now)
         for qid, recs in by_q.items():
             first = recs[0]
@@ -179,6 +183,9 @@ class Audit:
                          difficulty=first.difficulty, semantics=first.semantics)
             preds = {r.system: r.pred for r in recs}
             members = members_of(first.gold, preds)
+            more = (extra or {}).get(qid)
+            if more is not None and sql_sha(more) not in {m.sha for m in members}:
+                members.append(Member(more))
             schema = self.schema(first.db_id)
             seps = None if schema is None else Separations(
                 schema, members, Semantics(first.semantics), now, QUERY_SECONDS)
@@ -192,8 +199,6 @@ class Audit:
         """The run's own checks (gold vs each prediction) as outcomes, and their
         counterexamples as separating databases."""
         index = {m.sha: i for i, m in enumerate(st.members)}
-        from spotit.experiments.classes import sql_sha
-
         for system, r in sorted(st.records.items()):
             if r.pred is None:
                 continue
@@ -296,6 +301,35 @@ class Audit:
         searches = 3 if self.run["settings"].get("constraints") else 1
         searches += 1 if explain else 0
         return searches * self.settings.timeout + 30.0
+
+    def place(self, st: QuestionState, pred: str | None, other: str) -> dict[str, Any]:
+        """How a prediction stands against another member of its question (a corrected
+        gold), from the complete partition: ``{"verdict", "how", "counterexample"}``."""
+        if pred is None:
+            return {"verdict": "error", "how": "no prediction", "counterexample": None}
+        index = {m.sha: i for i, m in enumerate(st.members)}
+        i, j = index.get(sql_sha(pred)), index.get(sql_sha(other))
+        part = st.partition
+        if i is None or j is None or part is None or st.separations is None:
+            return {"verdict": "undecided", "how": st.problem or "not partitioned",
+                    "counterexample": None}
+        ci, cj = part.class_of(i), part.class_of(j)
+        if ci is not None and ci == cj:
+            how = "the same query" if i == j else "in the corrected gold's class (proved)"
+            return {"verdict": "equivalent", "how": how, "counterexample": None}
+        seps = st.separations
+        cid = seps.apart(i, j)
+        if cid is None and ci is not None and cj is not None:
+            reps = {part.classes[ci][0], part.classes[cj][0]}
+            for lk in part.links:
+                if {lk.a, lk.b} == reps and lk.status == APART:
+                    cid = lk.cex
+                elif {lk.a, lk.b} == reps:
+                    return {"verdict": "undecided", "how": lk.how, "counterexample": None}
+        if cid is not None and cid in seps.databases:
+            return {"verdict": "not_equivalent", "how": f"counterexample {cid} "
+                    f"({seps.origins.get(cid, '')})", "counterexample": seps.databases[cid]}
+        return {"verdict": "undecided", "how": "not decided", "counterexample": None}
 
     # ------------------------------------------------------------ findings
 

@@ -268,7 +268,35 @@ def system_summary(pairs: list[Pair], *, iterations: int, seed: int) -> dict[str
         "found_by": dict(sorted(found.items())),
         "constraints": constraints_summary(pairs),
         "explanations": explanations_summary(pairs),
+        "by_difficulty": difficulty_summary(pairs),
     }
+
+
+def difficulty_summary(pairs: list[Pair]) -> dict[str, dict[str, Any]]:
+    """Per difficulty label (BIRD's simple / moderate / challenging): pairs, EX-TEST
+    known, and the three accuracies; {} when the benchmark has no labels."""
+    levels: dict[str, list[Pair]] = {}
+    for p in pairs:
+        if p.rec.difficulty:
+            levels.setdefault(p.rec.difficulty, []).append(p)
+    out = {}
+    for level in sorted(levels, key=_difficulty_order):
+        ps = levels[level]
+        known = [p for p in ps if p.rec.ex_test is not None]
+        out[level] = {"pairs": len(ps), "n_ex_test_known": len(known),
+                      "ex_test": _fraction([bool(p.rec.ex_test) for p in known]),
+                      "ex_spotit": _fraction([bool(p.ex_spotit) for p in known]),
+                      "ex_spotit_plus": _fraction([bool(p.ex_spotit_plus) for p in known]),
+                      "refuted": sum(1 for p in ps if p.refuted)}
+    return out
+
+
+DIFFICULTIES = ("simple", "moderate", "challenging")
+
+
+def _difficulty_order(level: str) -> tuple[int, str]:
+    low = level.lower()
+    return (DIFFICULTIES.index(low) if low in DIFFICULTIES else len(DIFFICULTIES), low)
 
 
 def _iso(t: float | None) -> str | None:
@@ -384,11 +412,18 @@ def audit_rows(pairs: list[Pair]) -> list[dict[str, Any]]:
 
 
 def write_report(store_path: str | Path, out_dir: str | Path, *, run_id: int | None = None,
-                 bootstrap_iterations: int = 2000, seed: int = 0) -> dict[str, Any]:
+                 bootstrap_iterations: int = 2000, seed: int = 0,
+                 gold_fixes: str | Path | None = None, accept_proposals: float | None = None,
+                 workers: int | None = None, progress=None) -> dict[str, Any]:
     """Write summary.json, pairs.jsonl, pairs.csv, audit.csv and index.html; return the
-    summary."""
+    summary. ``gold_fixes`` (a file) or ``accept_proposals`` (a least audit score) adds
+    the metrics against the audited gold (``spotit.experiments.rescore``), running the
+    checks against a corrected gold that are not known yet."""
     run, pairs = load_run(store_path, run_id)
     summary = summarize(run, pairs, iterations=bootstrap_iterations, seed=seed)
+    if gold_fixes is not None or accept_proposals is not None:
+        summary["audited"] = _audited(store_path, run["run_id"], summary, pairs, gold_fixes,
+                                      accept_proposals, workers, progress)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(
@@ -406,6 +441,29 @@ def write_report(store_path: str | Path, out_dir: str | Path, *, run_id: int | N
         write_audit(gold_audit[1], out / "audit")
     (out / "index.html").write_text(render_html(summary, pairs, gold_audit), encoding="utf-8")
     return summary
+
+
+def _audited(store_path, run_id, summary, pairs, gold_fixes, accept_proposals, workers,
+             progress) -> dict[str, Any]:
+    from spotit.experiments.rescore import (
+        FixError,
+        audited_summary,
+        fixes_from_audit,
+        judge,
+        load_fixes,
+    )
+
+    fixes = {}
+    if accept_proposals is not None:
+        found = load_audit(store_path, run_id)
+        if found is None:
+            raise FixError(f"{store_path}: run {run_id} has no gold audit to take proposals "
+                           "from (run spotit audit first)")
+        fixes.update(fixes_from_audit(found[1], accept_proposals))
+    if gold_fixes is not None:
+        fixes.update(load_fixes(gold_fixes))  # a person's word over a proposal
+    judged = judge(store_path, run_id, fixes, workers=workers, progress=progress)
+    return audited_summary(summary, pairs, fixes, judged)
 
 
 def load_audit(store_path: str | Path, run_id: int
@@ -498,6 +556,27 @@ def summary_table(summary: dict[str, Any]) -> str:
         tables.append(_text_table(["system", "refutations explained",
                                    *(f"need {k}/has" for k in kinds), "need none of them"],
                                   rows))
+    audited = summary.get("audited")
+    if audited:
+        rows = [[n, str(a["n"]), *(f"{_pct(systems[n][m])} -> {_pct(a[m])}"
+                                   + ("" if a["ranks"][m] is None else f" ({a['ranks'][m]})")
+                                   for m in METRICS)]
+                for n, a in audited["systems"].items()]
+        tables.append(_text_table(["audited gold", "pairs", *(METRIC_NAMES[m] for m in
+                                                              METRICS)], rows))
+        notes.append(f"audited gold: {audited['fixes']['corrected']} corrected, "
+                     f"{audited['fixes']['excluded']} excluded; Kendall tau-b before vs "
+                     "after: " + ", ".join(
+                         f"{METRIC_NAMES[m]} " + ("-" if t is None else f"{t:.2f}")
+                         for m, t in audited["kendall_tau"].items())
+                     + f"; {len(audited['changes'])} predictions changed outcome")
+    levels = sorted({d for s in systems.values() for d in s.get("by_difficulty") or {}},
+                    key=_difficulty_order)
+    if levels and any(s["ex_test"] is not None for s in systems.values()):
+        rows = [[n, *(_pct((s["by_difficulty"].get(d) or {}).get(m))
+                      for m in METRICS for d in levels)] for n, s in systems.items()]
+        tables.append(_text_table(["system", *(f"{METRIC_NAMES[m]} {d}" for m in METRICS
+                                               for d in levels)], rows))
     return "\n\n".join([*tables, "\n".join(notes)])
 
 
@@ -950,6 +1029,90 @@ def _refuted_index(refuted: list[Pair], anchors: dict[tuple[str, str], str],
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
+def _difficulty_html(summary: dict[str, Any]) -> str:
+    """Every metric per difficulty label (and against the audited gold, when re-scored)."""
+    systems = summary["systems"]
+    levels = sorted({d for s in systems.values() for d in s.get("by_difficulty") or {}},
+                    key=_difficulty_order)
+    if not levels:
+        return ""
+    audited = (summary.get("audited") or {}).get("systems") or {}
+    metrics = [(m, METRIC_NAMES[m]) for m in METRICS]
+    if audited:
+        metrics += [(f"audited:{m}", f"{METRIC_NAMES[m]} (audited)") for m in METRICS]
+    head = "".join(f'<th colspan="{len(levels)}" class="group">{_e(t)}</th>'
+                   for _, t in metrics)
+    sub = "".join(f"<th>{_e(d)}</th>" for _ in metrics for d in levels)
+    rows = []
+    for name, s in systems.items():
+        cells = []
+        for m, _ in metrics:
+            for d in levels:
+                if m.startswith("audited:"):
+                    v = ((audited.get(name) or {}).get("by_difficulty") or {}).get(d, {})
+                    value = v.get(m.split(":", 1)[1])
+                else:
+                    value = (s.get("by_difficulty") or {}).get(d, {}).get(m)
+                cells.append(f'<td class="n">{_pct(value)}</td>')
+        rows.append(f"<tr><th>{_e(name)}</th>{''.join(cells)}</tr>")
+    first = next(iter(systems.values()))["by_difficulty"]
+    counts = ", ".join(f"{d}: {first.get(d, {}).get('pairs', 0)}" for d in levels)
+    return ('<h3 id="difficulty">By difficulty</h3>'
+            f"<p>Questions per difficulty (first system): {_e(counts)}.</p>"
+            f'<div class="scroll"><table class="wide"><thead><tr><th></th>{head}</tr>'
+            f"<tr><th>System</th>{sub}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            "</div>")
+
+
+def _audited_html(summary: dict[str, Any]) -> str:
+    """The leaderboard against the audited gold: metrics, rank moves, Kendall tau, and
+    every prediction whose outcome changed, with why."""
+    a = summary.get("audited")
+    if not a:
+        return ""
+    systems = summary["systems"]
+    rows = []
+    for name, s in a["systems"].items():
+        cells = [f"<th>{_e(name)}</th>", f'<td class="n">{s["n"]}</td>']
+        for m in METRICS:
+            cells += [f'<td class="n">{_pct(systems[name][m])}</td>',
+                      f'<td class="n">{_pct(s[m])}</td>',
+                      _rank_cell(s["ranks"][m], systems[name]["ranks"].get(m))]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    head = "".join(f'<th colspan="3" class="group">{_e(METRIC_NAMES[m])}</th>'
+                   for m in METRICS)
+    sub = "".join("<th>before</th><th>audited</th><th>#</th>" for _ in METRICS)
+    taus = "; ".join(f"{METRIC_NAMES[m]}: " + ("undefined" if t is None else f"{t:.2f}")
+                     for m, t in a["kendall_tau"].items())
+    fixes = "".join(
+        f"<tr><td>{_e(q['question_id'])}</td><td>{_e(q['action'])}</td>"
+        f"<td><pre>{_e(q['sql'] or '')}</pre></td><td>{_e(q['source'])}</td>"
+        f"<td>{_e(q['note'])}</td></tr>" for q in a["questions"])
+    changes = "".join(
+        f"<tr><td>{_e(c['question_id'])}</td><td>{_e(c['system'])}</td>"
+        f"<td>{_e(c['before'])} → {_e(c['after'])}</td><td>{_e(c['verdict'])}</td>"
+        f"<td>{_e(c['why'])}</td><td>{_e(c['ex_test_source'])}</td></tr>"
+        for c in a["changes"])
+    return (
+        '<h3 id="audited">Against the audited gold</h3>'
+        f"<p>{a['fixes']['corrected']} gold queries corrected, {a['fixes']['excluded']} "
+        f"questions excluded ({_e(', '.join(a['fixes']['sources']))}). A prediction of a "
+        "corrected question is judged against the corrected gold through the audit's "
+        "classes; without test databases its EX-TEST is “no counterexample shows it "
+        "differs”. Ranks: ▲/▼ against the same metric before the audit. Kendall τ-b "
+        f"between the rankings before and after: {_e(taus)}.</p>"
+        f'<div class="scroll"><table class="wide"><thead><tr><th></th><th></th>{head}</tr>'
+        f"<tr><th>System</th><th>Pairs</th>{sub}</tr></thead><tbody>{''.join(rows)}"
+        "</tbody></table></div>"
+        "<details><summary>The audited questions</summary><table class=\"wide\"><thead>"
+        "<tr><th>Question</th><th>Action</th><th>Corrected gold</th><th>Source</th>"
+        f"<th>Note</th></tr></thead><tbody>{fixes}</tbody></table></details>"
+        f"<details><summary>Predictions whose outcome changed ({len(a['changes'])})"
+        "</summary><table class=\"wide\"><thead><tr><th>Question</th><th>System</th>"
+        "<th>EX-SpotIt+ before → after</th><th>Against the corrected gold</th><th>Why</th>"
+        f"<th>EX-TEST from</th></tr></thead><tbody>{changes}</tbody></table></details>")
+
+
 def _audit_html(gold_audit) -> str:
     if gold_audit is None:
         return ""
@@ -994,15 +1157,14 @@ def render_html(summary: dict[str, Any], pairs: list[Pair],
         f"<header><h1>{_e(title)}</h1>",
         "<p>SpotIt checked each system's predicted SQL against the gold query by searching "
         "for a small database on which the two return different rows, confirmed on SQLite. "
-        "This page compares that with execution accuracy on the test database (EX-TEST).</p>",
-        "<h2>Settings</h2>", _kv_table(settings),
-        "<details><summary>Provenance (versions and machine)</summary>",
-        _kv_table(provenance), "</details></header>",
-        '<section id="systems"><h2>Systems</h2>', banner, _systems_table(summary),
+        "This page compares that with execution accuracy on the test database (EX-TEST). "
+        'The run\'s settings are at the <a href="#settings">end</a>.</p></header>',
+        '<section id="systems"><h2>Leaderboard</h2>', banner, _systems_table(summary),
         _assumptions_table(summary),
         f"<p><strong>Kendall τ-b</strong> between the EX-TEST ranking and the others "
         f"(1 = same order, −1 = reversed): {_e(tau_text)}.</p>",
         '<dl class="legend">', legend, "</dl>",
+        _audited_html(summary), _difficulty_html(summary),
         "<h3>Counterexamples</h3>",
         "<p>k is the smallest bound (most rows in any one table) at which SpotIt found a "
         "counterexample; “found by” says whether the solver or the random search found it."
@@ -1018,6 +1180,10 @@ def render_html(summary: dict[str, Any], pairs: list[Pair],
         f"{ROW_CAP} rows.</p>",
         _refuted_index(refuted, anchors, names),
         _feature_index(refuted, anchors, names), "</section>",
-        '<section id="pairs">', *sections, "</section>", "</body></html>",
+        '<section id="pairs">', *sections, "</section>",
+        '<section id="settings"><details><summary>Settings of the run</summary>',
+        _kv_table(settings), "</details>",
+        "<details><summary>Provenance (versions and machine)</summary>",
+        _kv_table(provenance), "</details></section>", "</body></html>",
     ]
     return "\n".join(body) + "\n"
