@@ -762,7 +762,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_dialect_arg(p)
     p.add_argument("--explain", action="store_true",
                    help="for each refutation, search what it needs (NULLs, identical rows, "
-                        "repeated values, empty tables; up to --timeout more per pair)")
+                        "repeated values, empty tables; max(5 s, 10 x the check's time) "
+                        "more per refutation, within --timeout)")
     _add_data_arg(p, ("declared", "sqlite", "realistic"))
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per check (default 60)")
     p.add_argument("--probe-trials", type=int, default=300,

@@ -323,11 +323,20 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
     found = features(result, schema, gold, pred, constraints)
     out = []
     deadline = time.monotonic() + seconds
-    for i, f in enumerate(found):
-        left = deadline - time.monotonic()
+    # random databases first: a confirmed counterexample without a feature shows it is
+    # not needed, for every feature at once and without the solver
+    witnesses = _witnesses(schema, gold, pred, result, options, found) if found else []
+    searched = []
+    for f in found:
         entry = {"feature": f.kind, "table": f.table, "column": f.column,
                  "detail": f.detail, "restriction": f.restriction, "needed": None}
         out.append(entry)
+        if any(not f.present_in(w, schema) for w in witnesses):
+            entry["needed"] = False
+        else:
+            searched.append((f, entry))
+    for i, (f, entry) in enumerate(searched):
+        left = deadline - time.monotonic()
         if left <= 0.5:
             entry["why"] = "no time left"
             continue
@@ -336,7 +345,7 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
         except SpotItError as e:
             entry["why"] = f"cannot forbid it: {e}"
             continue
-        share = left / (len(found) - i)
+        share = left / (len(searched) - i)
         # the random search keeps keys, NOT NULL and CHECK, not "non-empty" nor
         # case_exact: solver alone there
         trials = 0 if f.kind in ("empty", "case_only") else 100
@@ -356,6 +365,49 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
                     "detail": division.detail, "restriction": division.restriction,
                     "needed": None, "why": NOT_SEARCHED})
     return out
+
+
+WITNESS_TRIALS = 300  # random databases tried for counterexamples without the features
+WITNESS_SECONDS = 0.5
+WITNESS_COUNT = 8  # confirmed counterexamples kept
+
+
+def _witnesses(schema: Schema, gold: str, pred: str, result: CheckResult,
+               options: dict[str, Any], found: list[Feature]) -> list[dict]:
+    """Up to WITNESS_COUNT confirmed counterexamples among random databases within the
+    bound (as ``check``'s random search draws them, on the same data level), as table ->
+    row objects; [] where the queries cannot be run as given."""
+    from spotit.encodings.equivalence import Semantics
+    from spotit.frontend.now import pin_now
+    from spotit.pipeline import _rows_json
+    from spotit.probe import DEFAULT_MAX_ROWS, confirmed_databases
+
+    if (options.get("dialect") or "sqlite").lower() != "sqlite":
+        if not result.transpiled:
+            return []
+        gold, pred = result.transpiled["gold"], result.transpiled["pred"]
+    data = options.get("data") or "declared"
+    level = "declared" if data == "realistic" else data
+    try:
+        sch = schema.with_data(level)
+        if options.get("now") is not None:
+            gold, pred = pin_now(gold, options["now"]), pin_now(pred, options["now"])
+        semantics = options.get("semantics") or "set"
+        semantics = semantics if isinstance(semantics, Semantics) else Semantics(semantics)
+        bound = int(options.get("bound") or DEFAULT_MAX_ROWS)
+        out: list[dict] = []
+        open_features = list(found)
+        for found_db in confirmed_databases(
+                sch, gold, pred, semantics, trials=WITNESS_TRIALS, seconds=WITNESS_SECONDS,
+                max_rows=min(bound, DEFAULT_MAX_ROWS), seed=len(found) * 7919 + 1):
+            witness = _rows_json(sch, found_db.rows)
+            out.append(witness)
+            open_features = [f for f in open_features if f.present_in(witness, schema)]
+            if not open_features or len(out) >= WITNESS_COUNT:
+                break  # every feature has a counterexample without it
+        return out
+    except Exception:  # the witnesses only save searches: the searches still decide
+        return []
 
 
 def inexact_division(schema: Schema, gold: str, pred: str, result: CheckResult,

@@ -20,7 +20,7 @@ import re
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -532,9 +532,22 @@ def probe(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
     ``nonempty`` collects ``"gold"`` / ``"pred"`` for a query that returned a row
     on some database tried (so it is not vacuous).
     """
+    return next(confirmed_databases(schema, gold, pred, semantics, trials=trials,
+                                    seconds=seconds, max_rows=max_rows, seed=seed,
+                                    shrink=shrink, nonempty=nonempty), None)
+
+
+def confirmed_databases(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
+                        trials: int = DEFAULT_TRIALS, seconds: float = DEFAULT_PROBE_SECONDS,
+                        max_rows: int = DEFAULT_MAX_ROWS, seed: int | None = None,
+                        shrink: bool = True, nonempty: set[str] | None = None
+                        ) -> Iterator[ProbeResult]:
+    """Every SQLite-confirmed counterexample among ``trials`` random small databases
+    (within ``seconds``), as found: ``probe`` takes the first, the explanations
+    (``spotit.explain``) several, to see which features a difference can do without."""
     pool, tables = literal_pool(schema, (gold, pred))
     if not tables:
-        return None
+        return
     if seed is None:
         seed = zlib.crc32((gold + "\x00" + pred).encode())
     sampler = DatabaseSampler(schema, tables, pool, random.Random(seed), max_rows)
@@ -554,10 +567,9 @@ def probe(schema: Schema, gold: str, pred: str, semantics: Semantics, *,
                 rows, v = shrink_database(
                     schema, rows, v,
                     lambda r: validate(schema, r, gold, pred, semantics))
-            return ProbeResult(rows, v, i + 1)
+            yield ProbeResult(rows, v, i + 1)
     finally:
         conn.close()
-    return None
 
 
 def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: str,

@@ -130,7 +130,8 @@ def check_pair(job: PairJob) -> dict[str, Any]:
                 ranges = read_native(job.constraints, schema, "constraints")
         res.explanation = explain(
             schema, job.question.gold, job.prediction.sql, res, constraints=ranges,
-            seconds=s["timeout"], bound=s["bound"], solver=s["solver"],
+            seconds=explain_budget(s["timeout"], res.seconds), bound=s["bound"],
+            solver=s["solver"],
             semantics=job.semantics, now=datetime.fromisoformat(s["now"]),
             dialect=s.get("dialect", "sqlite"), data=s.get("data", "declared"))
         explained = True
@@ -139,6 +140,17 @@ def check_pair(job: PairJob) -> dict[str, Any]:
     out.update(verdict=data["verdict"], reason=data["reason"], seconds=data["seconds"],
                result=data)
     return out
+
+
+EXPLAIN_MIN_SECONDS = 5.0  # an evaluation's explanation of one refutation gets at least
+EXPLAIN_CHECK_FACTOR = 10.0  # this many times the check's own time, within --timeout
+
+
+def explain_budget(timeout: float, check_seconds: float) -> float:
+    """Seconds for all the searches of one refutation's explanation in a batch: a search
+    that would take far longer than the refutation itself ends undecided (``needed``
+    null, "no time left") instead of holding a worker for the whole timeout."""
+    return min(timeout, max(EXPLAIN_MIN_SECONDS, EXPLAIN_CHECK_FACTOR * check_seconds))
 
 
 def _realistic_schema(job: PairJob):
