@@ -357,3 +357,22 @@ def test_rescore_with_labels_moves_the_systems_that_fixed_the_gold(tmp_path):
     assert moved == {(s, "0") for s in "ABCD"}
     assert all(c["ex_test_source"] == "spotit" for c in summary["audited"]["changes"])
     assert summary["audited"]["systems"]["A"]["ranks"]["ex_spotit"] == 1
+
+
+def test_systems_agreeing_on_sql_sqlite_rejects_never_outvote_the_gold(tmp_path):
+    bad = "SELECT name FROM item WHERE YEAR(price) = 2020"  # no YEAR in SQLite
+    questions = [("SELECT name FROM item WHERE price > 1",
+                  {"A": bad, "B": bad, "C": bad, "D": "SELECT id FROM item",
+                   "E": "SELECT price FROM item", "F": "SELECT name, price FROM item"})]
+    preds = make_benchmark(tmp_path, questions)
+    store, run_id = evaluate(tmp_path, preds, tmp_path / "r.sqlite")
+    [f] = audit(store, run_id=run_id, workers=2, explain=False)
+    checks = store.conn.execute("SELECT COUNT(*) FROM pairs WHERE system = ?",
+                                (AUDIT_SYSTEM,)).fetchone()[0]
+    store.close()
+    rejected = [m for m in f["members"] if m["rejected"]]
+    assert len(rejected) == 1 and rejected[0]["systems"] == ["A", "B", "C"]
+    assert "no such function" in rejected[0]["rejected"]
+    assert f["finding"] not in ("gold-alone", "gold-minority")
+    assert f["proposal"] is None
+    assert checks <= 3  # the rejected member is never checked against anything

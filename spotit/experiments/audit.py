@@ -84,6 +84,7 @@ class QuestionState:
     outcomes: dict[tuple[int, int], Outcome] = field(default_factory=dict)
     partition: Partition | None = None
     problem: str = ""  # why the question cannot be audited (no schema)
+    rejected: dict[int, str] = field(default_factory=dict)  # members SQLite rejects: why
 
     def outcome(self, i: int, j: int) -> Outcome | None:
         return self.outcomes.get((min(i, j), max(i, j)))
@@ -192,6 +193,11 @@ class Audit:
             st = QuestionState(q, first.semantics, members, {r.system: r for r in recs}, seps)
             if schema is None:
                 st.problem = f"no schema stored for database {first.db_id}"
+            else:
+                for i, m in enumerate(members):
+                    why = rejection(schema, m.sql)
+                    if why is not None:
+                        st.rejected[i] = why
             self.states[qid] = st
             self._known_outcomes(st)
 
@@ -237,7 +243,7 @@ class Audit:
         order = range(len(st.members))
         st.partition = partition(
             st.members, (lambda i, j: seps.apart(i, j)) if seps else (lambda i, j: None),
-            st.outcome, order)
+            st.outcome, order, st.rejected)
         return st.partition
 
     def _apply(self, st: QuestionState, i: int, j: int, rec: PairRecord) -> None:
@@ -378,7 +384,8 @@ class Audit:
         sizes = [c["n_systems"] for c in classes]
         gold_size = sizes[gold_class] if gold_class is not None else 0
         big = [k for k in range(len(classes)) if k != gold_class
-               and sizes[k] >= self.min_agree and sizes[k] > gold_size]
+               and sizes[k] >= self.min_agree and sizes[k] > gold_size
+               and part.classes[k][0] not in st.rejected]  # agreeing on invalid SQL
         if big:
             majority = max(big, key=lambda k: (sizes[k], self._eff(classes[k]["systems"],
                                                                     sim), -k))
@@ -405,7 +412,8 @@ class Audit:
         out = {**base, "finding": finding, "gold_class": gold_class,
                "majority_class": majority, "classes": classes, "links": links,
                "members": [{"index": i, "sql": m.sql, "gold": m.is_gold,
-                            "systems": list(m.systems)} for i, m in enumerate(st.members)],
+                            "systems": list(m.systems), "rejected": st.rejected.get(i)}
+                           for i, m in enumerate(st.members)],
                "undecided": [lk for lk in links if lk["status"] == UNDECIDED],
                "counterexample": None, "score": None, "proposal": None}
         if finding in FLAGGED:
@@ -618,15 +626,20 @@ def readability(m: Member) -> tuple:
 
 def accepted(schema, sql: str) -> bool:
     """SQLite prepares ``sql`` on the schema (an empty database)."""
+    return rejection(schema, sql) is None
+
+
+def rejection(schema, sql: str) -> str | None:
+    """Why SQLite will not prepare ``sql`` on the schema, or None when it does."""
     try:
         conn = schema.create_database()
-    except (sqlite3.Error, SpotItError):
-        return False
+    except (sqlite3.Error, SpotItError) as e:
+        return f"the schema does not load: {e}"
     try:
         conn.execute("EXPLAIN " + sql)
-        return True
-    except (sqlite3.Error, sqlite3.Warning, ValueError):
-        return False
+        return None
+    except (sqlite3.Error, sqlite3.Warning, ValueError) as e:
+        return f"SQLite rejects it: {e}"
     finally:
         conn.close()
 

@@ -270,23 +270,31 @@ class Partition:
 
 def partition(members: list[Member], apart: Callable[[int, int], str | None],
               outcome: Callable[[int, int], Outcome | None],
-              order: Iterable[int] | None = None) -> Partition:
+              order: Iterable[int] | None = None,
+              alone: dict[int, str] | None = None) -> Partition:
     """Place each member (the gold first, then ``order``) in the first class whose
     representative it is proven equivalent to; a class some database separates it
     from is skipped without a check, and so is one whose check was undecided (it
     stays apart, recorded). A pair not yet checked is returned in ``needed`` (one per
     member at a time, in order); members after one still waiting for its check are
     compared with the classes before it but not placed, since they may belong with
-    it."""
+    it. A member in ``alone`` (one SQLite rejects, with why) is a class of its own
+    without any check: no check could prove it equal to anything."""
     order = list(order) if order is not None else list(range(len(members)))
+    alone = alone or {}
     classes: list[list[int]] = []
     links: list[Link] = []
     needed: list[tuple[int, int]] = []
     waiting = False  # a member before this one is not placed yet
     for u in order:
+        if u in alone:
+            classes.append([u])
+            continue
         placed = blocked = False
         for c in classes:
             rep = c[0]
+            if rep in alone:
+                continue
             cid = apart(rep, u)
             if cid is not None:
                 links.append(Link(rep, u, APART, f"database {cid}", cex=cid))
