@@ -49,11 +49,16 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
 def _add_data_arg(p: argparse.ArgumentParser,
                   data_levels: tuple[str, ...] = ("declared", "sqlite")) -> None:
     p.add_argument("--data", default="declared", choices=list(data_levels),
-                   help="what the columns may hold: 'declared' (default) values of each "
-                        "column's declared type; 'sqlite' any value SQLite stores there "
-                        "(text in a DATE column, 50.5 in an INTEGER one): the strongest "
-                        "'equivalent'" + ("; 'realistic' declared plus the --constraints"
-                                          if "realistic" in data_levels else ""))
+                   help="what the database may hold: 'declared' (default) values of each "
+                        "column's declared type, declared foreign keys holding; 'sqlite' "
+                        "what SQLite enforces: any value SQLite stores (text in a DATE "
+                        "column, 50.5 in an INTEGER one), no foreign key unless "
+                        "--enforced-fks: the strongest 'equivalent'"
+                        + ("; 'realistic' declared plus the --constraints"
+                           if "realistic" in data_levels else ""))
+    p.add_argument("--enforced-fks", action="store_true",
+                   help="the database enforces its foreign keys (PRAGMA foreign_keys = "
+                        "ON): --data sqlite assumes them too")
 
 
 def _add_constraints_arg(p: argparse.ArgumentParser, directory: bool = False) -> None:
@@ -101,7 +106,7 @@ def _now(args) -> datetime | None:
 
 
 def cmd_check(args) -> int:
-    from spotit.pipeline import check, coerce_schema
+    from spotit.pipeline import check, coerce_schema, is_sqlite_file
     from spotit.report import format_result, sql_script
     from spotit.validate import build_database
 
@@ -110,9 +115,22 @@ def cmd_check(args) -> int:
     schema = None
     with contextlib.suppress(SpotItError):
         schema = coerce_schema(args.schema, args.db_id)
+    data_check = None
+    if schema is not None:
+        from dataclasses import replace
+
+        if args.enforced_fks:
+            schema = replace(schema, enforced_foreign_keys=True, cache={})
+        if is_sqlite_file(args.schema):
+            from spotit.constraints.declared import check_declared
+
+            # a database: assume only the declared constraints its data keep
+            data_check = check_declared(schema, args.schema)
+            schema = schema.assume_only(data_check.breaches)
     options = dict(bound=args.bound, solver=args.solver, semantics=args.semantics,
                    timeout=args.timeout, now=_now(args), minimize=not args.no_minimize,
-                   probe_trials=args.probe_trials, dialect=args.dialect, data=args.data)
+                   probe_trials=args.probe_trials, dialect=args.dialect, data=args.data,
+                   enforced_fks=args.enforced_fks)
     _realistic_needs_constraints(args)
     cs = None  # assumed constraints: their ranges are features an explanation tests
     if args.data == "realistic":
@@ -132,6 +150,8 @@ def cmd_check(args) -> int:
     else:
         res = check(schema if schema is not None else args.schema, args.gold, args.pred,
                     db_id=args.db_id, **options)
+    if data_check is not None:
+        res.database_check = data_check.to_json()
     if not args.no_explain and schema is not None:
         from spotit.explain import explain
 
@@ -174,6 +194,10 @@ def cmd_smtlib(args) -> int:
 
     try:
         schema = coerce_schema(args.schema, args.db_id)
+        if args.enforced_fks:
+            from dataclasses import replace
+
+            schema = replace(schema, enforced_foreign_keys=True, cache={})
         if args.constraints:
             from spotit.constraints.augment import augment
 

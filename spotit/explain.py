@@ -51,7 +51,7 @@ MAX_FEATURES = 8  # features searched per counterexample (the most specific firs
 MAX_LITERALS = 12  # text literals a case-only feature is measured against
 # every kind, in the order the report lists them
 KINDS = ("null", "duplicates", "repeated", "empty", "stored_type", "case_only",
-         "out_of_range", "text_number", "inexact_division")
+         "out_of_range", "text_number", "dangling_reference", "inexact_division")
 NOT_SEARCHED = ("cannot be forbidden: the encoding evaluates every division on every "
                 "symbolic row, present or not, so assuming them exact would also remove "
                 "databases where no evaluated division is inexact")
@@ -71,6 +71,7 @@ class Feature:
     # case_only: the text literals of the queries its values are compared against
     literals: tuple[str, ...] = field(default=(), compare=False)
     rule: Any = field(default=None, compare=False)  # out_of_range: the Range constraint
+    fk: Any = field(default=None, compare=False)  # dangling_reference: the ForeignKey
     queries: str = field(default="", compare=False)  # inexact_division: which query
 
     @property
@@ -87,6 +88,9 @@ class Feature:
             "out_of_range": f"a value out of range in {where} "
                             f"({self.rule.describe() if self.rule else ''})",
             "text_number": f"a text value compared or computed with a number in {where}",
+            "dangling_reference": f"a row of {self.table} whose key {self.column} has no "
+                                  f"{self.fk.ref_table if self.fk else 'parent'} row (a "
+                                  "foreign key SpotIt does not assume)",
             "inexact_division": "an inexact integer division or rounding in "
                                 f"{self.queries} (its result changes when computed exactly)",
         }[self.kind]
@@ -109,6 +113,8 @@ class Feature:
             "out_of_range": f"{self.rule.describe() if self.rule else ''} (exact)",
             "text_number": f"no text in {where}: CHECK ({self.column} IS NULL OR "
                            f"{self.column} < '') (exact)",
+            "dangling_reference": f"the foreign key {where} -> "
+                                  f"{self.fk.ref_table if self.fk else ''} holds (exact)",
             "inexact_division": "none: cannot be forbidden soundly",
         }[self.kind]
 
@@ -118,6 +124,12 @@ class Feature:
             return True  # never searched again: nothing to tell apart
         if self.kind == "out_of_range":
             return _breaks(self.rule, counterexample, schema)
+        if self.kind == "dangling_reference":
+            from spotit.assumptions import dangling
+
+            rows = {t: [tuple(r.values()) for r in rs] for t, rs in counterexample.items()}
+            t = schema.table(self.table)
+            return t is not None and dangling(schema, rows, t, self.fk) > 0
         rows = _rows_of(counterexample, self.table)
         if self.kind == "case_only":
             return _case_only(
@@ -182,6 +194,15 @@ def features(result: CheckResult, schema: Schema, gold: str | None = None,
                 later.append(f)
     if result.data == "sqlite" and _off_type(cex, schema):
         found.append(Feature("stored_type", ""))
+    level = schema.with_data(result.data if result.data in ("declared", "sqlite")
+                             else "declared")
+    for t in level.tables:
+        if t.name.lower() not in {x.lower() for x in cex}:
+            continue
+        for fk, _why in t.dropped_foreign_keys:
+            f = Feature("dangling_reference", t.name, ", ".join(fk.columns), fk=fk)
+            if f.present_in(cex, schema):
+                found.append(f)
     if constraints is not None and result.data != "realistic":
         for rule in constraints.of_kind("range"):
             if rule.table.lower() in {t.lower() for t in read}:
@@ -475,6 +496,10 @@ def _without(f: Feature, schema: Schema, options: dict[str, Any]
 
     if f.kind == "stored_type":
         return schema, {**options, "data": "declared"}
+    if f.kind == "dangling_reference":
+        level = options.get("data") if options.get("data") in ("declared", "sqlite") \
+            else "declared"
+        return schema.with_data(level).restoring_foreign_key(f.table, f.fk), options
     if options.get("data") == "realistic":  # the schema given is the augmented one
         options = {**options, "data": "declared"}
     if f.kind == "empty":

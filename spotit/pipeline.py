@@ -57,6 +57,7 @@ DEFAULT_BOUND = 5
 DEFAULT_TIMEOUT = 60.0
 SPURIOUS_RETRIES = 2
 ROUNDING_REFINEMENTS = 8  # more candidates when each taught the solver how doubles round
+ASSUMPTION_MIN_SECONDS = 2.0  # the check without foreign keys gets at least this
 EXTENDED_TRIALS = 5000  # random databases tried when the solver does not decide
 EXTENDED_SECONDS = 3.0
 LATE_PROBE_AFTER = 2.0  # seconds of solving after which the longer random search runs
@@ -108,6 +109,8 @@ def check(
     int_strings: bool = True,
     dialect: str = "sqlite",
     data: str = "declared",
+    enforced_fks: bool = False,
+    check_database: bool = True,
 ) -> CheckResult:
     """Are ``gold`` and ``pred`` equivalent on every database of at most ``bound`` rows
     per table? Never raises for bad input: problems become the verdict's reason.
@@ -115,6 +118,11 @@ def check(
     Queries in another ``dialect`` are checked as their SQLite translation
     (``spotit.frontend.dialects``), which is recorded on the result. ``data`` is what
     the columns may hold (``Schema.with_data``): the verdict holds under that level.
+    ``enforced_fks``: the database enforces its foreign keys (``PRAGMA foreign_keys =
+    ON``), so even ``data="sqlite"`` assumes them. A SQLite database file as ``schema``
+    is also checked for data that break its declared constraints
+    (``spotit.constraints.declared``; ``check_database=False`` skips it): the verdict
+    assumes only those that hold there.
 
     Example:
         >>> r = check("CREATE TABLE t(a INTEGER);", "SELECT a FROM t WHERE a > 1",
@@ -138,6 +146,34 @@ def check(
         sch = coerce_schema(schema, db_id)
     except SpotItError as e:
         return _fail(opts, Verdict.ERROR, f"schema: {e}", start)
+    if enforced_fks:
+        sch = replace(sch, enforced_foreign_keys=True, cache={})
+    data_check = None
+    if check_database and not isinstance(schema, Schema) and is_sqlite_file(schema):
+        from spotit.constraints.declared import check_declared
+
+        data_check = check_declared(sch, str(schema))
+        sch = sch.assume_only(data_check.breaches)
+    result = _checked(sch, gold, pred, opts, dialect, start)
+    if data_check is not None:
+        result.database_check = data_check.to_json()
+    return result
+
+
+def is_sqlite_file(source: Any) -> bool:
+    """``source`` names an existing SQLite database file."""
+    try:
+        text = str(source)
+        if "\n" in text or len(text) > 4096:
+            return False
+        path = Path(text)
+        return path.is_file() and path.open("rb").read(16).startswith(b"SQLite format 3")
+    except OSError:
+        return False
+
+
+def _checked(sch: Schema, gold: str, pred: str, opts: CheckOptions, dialect: str,
+             start: float) -> CheckResult:
     if dialect.strip().lower() != "sqlite":
         try:
             gold, pred = in_sqlite(gold, pred, dialect, sch, opts.semantics)
@@ -463,8 +499,66 @@ class Checker:
             result.counterexample_read = self._columns_read()
         result.verdict = verdict
         result.reason = reason
+        if verdict in (Verdict.EQUIVALENT, Verdict.NOT_EQUIVALENT):
+            self._assumptions(result, start)
         result.seconds = time.monotonic() - start
         return result
+
+    def _assumptions(self, result: CheckResult, start: float) -> None:
+        """``result.assumed``: the foreign keys the verdict relied on (and whether an
+        equivalence needs them: the same check without them decides), and
+        ``result.not_assumed``: the declared ones it did not assume."""
+        from spotit.assumptions import (
+            canonical_without,
+            dangling,
+            fk_json,
+            in_force,
+            not_assumed,
+            tables_read,
+        )
+
+        plans = getattr(self, "plans", None)
+        if plans is None:
+            return
+        read = tables_read(plans)
+        forced = in_force(self.schema, read)
+        result.not_assumed = not_assumed(self.schema, read)
+        if result.verdict is Verdict.NOT_EQUIVALENT:
+            shown = {t.lower() for t in result.counterexample or {}}
+            result.assumed = [fk_json(t, fk, needed=None) for t, fk in forced
+                              if t.name.lower() in shown]
+            return
+        if not forced:
+            result.assumed = []
+            return
+        if canonical_without(self.schema, self.gold_sql, self.pred_sql,
+                             self.opts.semantics.value):
+            result.assumed = [fk_json(t, fk, needed=False) for t, fk in forced]
+            return
+        # the same check on a schema without foreign keys, in what time is left (at
+        # most as long again as this check took)
+        elapsed = time.monotonic() - start
+        budget = max(ASSUMPTION_MIN_SECONDS, elapsed)
+        if self.opts.timeout:
+            budget = min(budget, max(0.0, start + self.opts.timeout - time.monotonic()))
+        if budget < 0.2:
+            result.assumed = [fk_json(t, fk, needed=None, why="no time left to check "
+                                      "whether the proof needs it") for t, fk in forced]
+            return
+        bare = self.schema.dropping_foreign_keys(lambda t, fk: True, "")
+        sub = Checker(bare, replace(self.opts, timeout=budget))
+        other = sub.run(self.gold_sql, self.pred_sql, time.monotonic())
+        if other.verdict is Verdict.EQUIVALENT:
+            result.assumed = [fk_json(t, fk, needed=False) for t, fk in forced]
+        elif other.verdict is Verdict.NOT_EQUIVALENT and other.cex_rows is not None:
+            result.assumed = [
+                fk_json(t, fk, needed=True, why="without it, a counterexample")
+                if dangling(self.schema, other.cex_rows, t, fk) else
+                fk_json(t, fk, needed=None) for t, fk in forced]
+        else:
+            result.assumed = [fk_json(t, fk, needed=None, why="the check without foreign "
+                                      f"keys did not decide: {other.reason}")
+                              for t, fk in forced]
 
     def _remaining(self, deadline: float | None) -> float | None:
         if deadline is None:

@@ -74,6 +74,13 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
     if res.reason:
         lines.append(f"reason: {res.reason}")
     lines += [f"note: {n}" for n in res.notes]
+    if res.database_check is not None:
+        broken = res.database_check.get("breaches") or []
+        lines.append(f"database: {len(broken)} of {res.database_check.get('checked', 0)} "
+                     "declared constraints broken by its data"
+                     + (" (not assumed): " + "; ".join(b["description"] for b in broken)
+                        if broken else ""))
+    lines += format_assumed(res)
     lines += format_explanation(res)
     if res.approximations and res.verdict in (Verdict.SPURIOUS, Verdict.NOT_EQUIVALENT):
         lines.append("over-approximated: " + ", ".join(res.approximations))
@@ -105,6 +112,25 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
     if res.constrained is not None:
         lines += ["", *format_constrained(res.constrained)]
     return "\n".join(lines)
+
+
+def format_assumed(res: CheckResult) -> list[str]:
+    """``assumed: ...`` (spotit.assumptions): the foreign keys a verdict relied on."""
+    lines = []
+    if res.assumed is not None:
+        if not res.assumed:
+            lines.append("assumed: nothing SQLite does not enforce")
+        for a in res.assumed:
+            need = {True: "the proof needs it: without it, a counterexample",
+                    False: "the proof holds without it"}.get(a.get("needed"))
+            if need is None:
+                need = ("the counterexample satisfies it"
+                        if res.verdict is Verdict.NOT_EQUIVALENT else
+                        "not decided whether the proof needs it")
+            lines.append(f"assumed: foreign key {a['child']} -> {a['parent']} ({need})")
+    for a in res.not_assumed:
+        lines.append(f"not assumed: foreign key {a['child']} -> {a['parent']} ({a['why']})")
+    return lines
 
 
 def format_explanation(res: CheckResult) -> list[str]:

@@ -23,9 +23,10 @@ import dataclasses
 import json
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from spotit import ddl as ddl_text
 from spotit.errors import SchemaError
@@ -126,6 +127,9 @@ class Table:
     # assumed (an explanation's search): two rows' non-NULL values of each of these
     # columns that are equal under NOCASE are equal (no values differing only in case)
     case_exact: tuple[str, ...] = ()
+    # declared foreign keys SpotIt does not assume, each with why: SQLite does not
+    # enforce them (``--data sqlite``), or the real database's data break them
+    dropped_foreign_keys: tuple[tuple[ForeignKey, str], ...] = ()
 
     @property
     def has_rowid(self) -> bool:
@@ -202,6 +206,10 @@ class Schema:
     # SQLite's internal tables (``sqlite_sequence``, ...) the source listed and SpotIt
     # left out: a query reading one is ``unsupported``
     internal_tables: tuple[str, ...] = ()
+    # the database enforces its foreign keys (PRAGMA foreign_keys = ON in the schema's
+    # DDL, or --enforced-fks): even --data sqlite assumes them
+    enforced_foreign_keys: bool = False
+    level: str = "declared"  # the data level ``with_data`` made this schema for
     cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def with_data(self, level: str) -> Schema:
@@ -214,14 +222,75 @@ class Schema:
         strongest "equivalent". STRICT tables and rowid aliases keep their types:
         SQLite enforces them.
         """
-        if level == "declared":
+        if level == "declared" or level == self.level:
             return self
         if level != "sqlite":
             raise SchemaError(f"unknown data level {level!r} (declared or sqlite)")
         tables = tuple(replace(t, columns=tuple(
             c if t.strict or c.name == t.rowid_alias else replace(c, any_storage=True)
             for c in t.columns)) for t in self.tables)
+        out = replace(self, tables=tables, level=level, cache={})
+        if self.enforced_foreign_keys:
+            return out
+        return out.dropping_foreign_keys(
+            lambda t, fk: True, "SQLite does not enforce foreign keys (PRAGMA foreign_keys "
+            "is off): --data sqlite does not assume them")
+
+    def dropping_foreign_keys(self, which: Callable[[Table, ForeignKey], bool],
+                              why: str) -> Schema:
+        """The schema without the foreign keys ``which`` selects (kept, with ``why``, in
+        ``Table.dropped_foreign_keys``: an explanation may search with one restored)."""
+        tables = []
+        changed = False
+        for t in self.tables:
+            gone = tuple(fk for fk in t.foreign_keys if which(t, fk))
+            if gone:
+                changed = True
+                t = replace(t, foreign_keys=tuple(fk for fk in t.foreign_keys
+                                                  if fk not in gone),
+                            dropped_foreign_keys=t.dropped_foreign_keys
+                            + tuple((fk, why) for fk in gone))
+            tables.append(t)
+        return replace(self, tables=tuple(tables), cache={}) if changed else self
+
+    def restoring_foreign_key(self, table: str, fk: ForeignKey) -> Schema:
+        """The schema with a dropped foreign key assumed again."""
+        tables = tuple(replace(t, foreign_keys=(*t.foreign_keys, fk),
+                               dropped_foreign_keys=tuple(d for d in t.dropped_foreign_keys
+                                                          if d[0] != fk))
+                       if t.name == table else t for t in self.tables)
         return replace(self, tables=tables, cache={})
+
+    def assume_only(self, breaches: Iterable[Any]) -> Schema:
+        """The schema without what a real database's data break
+        (``spotit.constraints.declared``): its broken foreign keys dropped, and the
+        columns holding values outside their declared type taking any value (as
+        ``--data sqlite`` has them). Keys and NOT NULL are enforced by the DDL SQLite
+        builds every counterexample with: a caller drops them from the schema text."""
+        breaches = list(breaches)
+        fks = {(b.table.lower(), tuple(c.lower() for c in b.columns),
+                (b.parent or "").lower()): b for b in breaches if b.kind == "foreign_key"}
+        out = self
+        if fks:
+            def broken(t: Table, fk: ForeignKey) -> bool:
+                return (t.name.lower(), tuple(c.lower() for c in fk.columns),
+                        fk.ref_table.lower()) in fks
+
+            for b in fks.values():
+                out = out.dropping_foreign_keys(
+                    lambda t, fk, b=b: broken(t, fk) and t.name.lower() == b.table.lower()
+                    and tuple(c.lower() for c in fk.columns) == tuple(
+                        c.lower() for c in b.columns),
+                    f"the database's data break it ({b.rows} rows point nowhere)")
+        loose = {(b.table.lower(), b.columns[0].lower()) for b in breaches
+                 if b.kind == "declared_type"}
+        if loose:
+            tables = tuple(replace(t, columns=tuple(
+                replace(c, any_storage=True) if (t.name.lower(), c.name.lower()) in loose
+                and not t.strict and c.name != t.rowid_alias else c for c in t.columns))
+                for t in out.tables)
+            out = replace(out, tables=tables, cache={})
+        return out
 
     def view(self, name: str) -> View | None:
         low = name.lower()
@@ -303,7 +372,11 @@ def schema_from_ddl(ddl: str, source: str = "<ddl>") -> Schema:
                                   source=source) from None
             foreign.append(unknown.group(1))
     try:
-        return _introspect(conn, source=source, foreign_collations=tuple(foreign))
+        schema = _introspect(conn, source=source, foreign_collations=tuple(foreign))
+        if conn.execute("PRAGMA foreign_keys").fetchone()[0]:
+            # the schema text turns enforcement on: the database enforces its keys
+            schema = replace(schema, enforced_foreign_keys=True)
+        return schema
     finally:
         conn.close()
 

@@ -99,6 +99,15 @@ class CheckResult:
     cex_rows: dict[str, list[tuple]] | None = field(default=None, repr=False)
     # the same pair under assumed data constraints (``spotit.constraints.assume``)
     constrained: ConstrainedVerdict | None = None
+    # what the verdict assumed beyond what SQLite enforces (``spotit.assumptions``):
+    # [{"kind": "foreign_key", "child", "parent", "needed", "why"?}], [] for nothing,
+    # None for verdicts other than equivalent / not_equivalent
+    assumed: list[dict[str, Any]] | None = None
+    # declared foreign keys over the tables read that were not assumed, with why
+    not_assumed: list[dict[str, Any]] = field(default_factory=list)
+    # a SQLite file as the schema: what its data say about the declared constraints
+    # (``spotit.constraints.declared.DeclaredCheck.to_json``)
+    database_check: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)

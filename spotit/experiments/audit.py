@@ -143,6 +143,7 @@ class Audit:
         self.settings = EvaluationSettings(**{k: v for k, v in s.items() if k in names})
         self.version = spotit_version()
         self.schemas = schemas if schemas is not None else store.schemas(self.run_id)
+        self.data_checks = store.data_checks(self.run_id)
         self.records = [r for r, _ in store.run_records(self.run_id)]
         self.systems = [str(x) for x in s.get("systems") or sorted(
             {r.system for r in self.records})]
@@ -225,18 +226,22 @@ class Audit:
         """The check of ``a`` (as the gold side) against ``b``, as an evaluation job."""
         from dataclasses import replace
 
-        from spotit.experiments.runners import PairJob, check_key
+        from spotit.experiments.runners import PairJob, check_key, job_breaches
 
         settings = replace(self.settings, explain=explain)
         q = Question(st.question.question_id, st.question.db_id, a.sql,
                      st.question.question, difficulty=st.question.difficulty,
                      semantics=st.semantics)
         fp, ddl, assumed = self.schemas[st.question.db_id]
+        # what the test database breaks is not assumed here either: no class is merged
+        # on an equivalence that needs it
+        breaches = job_breaches(self.data_checks.get(st.question.db_id))
         key = check_key(settings, system=AUDIT_SYSTEM, question=q, pred=b.sql,
                         semantics=st.semantics, fingerprint=fp, assumed=assumed,
-                        version=self.version)
+                        version=self.version, breaches=breaches)
         return PairJob(key, AUDIT_SYSTEM, q, Prediction(q.question_id, b.sql), ddl,
-                       st.semantics, settings=asdict(settings), constraints=assumed)
+                       st.semantics, settings=asdict(settings), constraints=assumed,
+                       breaches=breaches)
 
     def _partition(self, st: QuestionState) -> Partition:
         seps = st.separations

@@ -116,6 +116,23 @@ class Benchmark:
             raise SchemaError(f"db_id {db_id!r} is not in {self.tables_path}")
         return schema_from_tables_entry(entry, source=f"{self.tables_path}#{db_id}")
 
+    def schema_without_keys(self, db_id: str, keys: list[tuple[str, ...]]) -> Schema:
+        """The schema of ``db_id`` from the tables file without the primary keys
+        ``keys`` ((table, column, ...); a test database's data repeat them)."""
+        entry = dict(self._tables()[db_id])
+        names = entry["column_names_original"]
+        tables = entry["table_names_original"]
+        drop = {tuple(c.lower() for c in k) for k in keys}
+        kept = []
+        for pk in entry.get("primary_keys", []):
+            cols = pk if isinstance(pk, list) else [pk]
+            key = (str(tables[names[cols[0]][0]]).lower(),
+                   *(str(names[c][1]).lower() for c in cols))
+            if key not in drop:
+                kept.append(pk)
+        entry["primary_keys"] = kept
+        return schema_from_tables_entry(entry, source=f"{self.tables_path}#{db_id}")
+
     def schema_fingerprint(self, db_id: str) -> str:
         """SHA-256 of the schema's DDL: result keys change when the schema does."""
         return hashlib.sha256(self.schema(db_id).ddl.encode("utf-8")).hexdigest()

@@ -421,6 +421,9 @@ def write_report(store_path: str | Path, out_dir: str | Path, *, run_id: int | N
     checks against a corrected gold that are not known yet."""
     run, pairs = load_run(store_path, run_id)
     summary = summarize(run, pairs, iterations=bootstrap_iterations, seed=seed)
+    checked = test_databases(store_path, run["run_id"], pairs)
+    if checked is not None:
+        summary["test_databases"] = checked
     if gold_fixes is not None or accept_proposals is not None:
         summary["audited"] = _audited(store_path, run["run_id"], summary, pairs, gold_fixes,
                                       accept_proposals, workers, progress)
@@ -464,6 +467,53 @@ def _audited(store_path, run_id, summary, pairs, gold_fixes, accept_proposals, w
         fixes.update(load_fixes(gold_fixes))  # a person's word over a proposal
     judged = judge(store_path, run_id, fixes, workers=workers, progress=progress)
     return audited_summary(summary, pairs, fixes, judged)
+
+
+def test_databases(store_path: str | Path, run_id: int, pairs: list[Pair]
+                   ) -> dict[str, Any] | None:
+    """Per test database (``--db-dir``): the declared constraints its data break, with
+    the rows that break them, and the pairs whose verdict did not assume one of them
+    (a run assuming every declared constraint could have judged them otherwise);
+    None when the run had no test databases."""
+    store = ResultsStore(store_path)
+    try:
+        checks = store.data_checks(run_id)
+    finally:
+        store.close()
+    if not checks:
+        return None
+    out = {}
+    for db, check in sorted(checks.items()):
+        touched = [p for p in pairs if p.rec.db_id == db and any(
+            "data break" in (a.get("why") or "") for a in p.rec.result.get("not_assumed")
+            or [])]
+        out[db] = {"checked": check.get("checked", 0), "breaches": check.get("breaches", []),
+                   "unchecked": check.get("unchecked", []),
+                   "pairs_not_assuming_a_broken_key": len(touched),
+                   "verdicts": dict(Counter(p.rec.verdict for p in touched))}
+    return out
+
+
+def _test_databases_html(summary: dict[str, Any]) -> str:
+    dbs = summary.get("test_databases")
+    if not dbs:
+        return ""
+    rows = []
+    for db, d in dbs.items():
+        broken = "".join(f"<li>{_e(b['description'])}</li>" for b in d["breaches"]) or \
+            "<li>none</li>"
+        verdicts = ", ".join(f"{k} {v}" for k, v in sorted(d["verdicts"].items())) or "-"
+        rows.append(f"<tr><th>{_e(db)}</th><td class=\"n\">{d['checked']}</td>"
+                    f"<td><ul>{broken}</ul></td><td class=\"n\">"
+                    f"{d['pairs_not_assuming_a_broken_key']}</td><td>{_e(verdicts)}</td></tr>")
+    return ('<h3 id="test-databases">Declared constraints the test databases break</h3>'
+            "<p>SpotIt tested every declared constraint on each test database before the "
+            "checks and assumed only those that hold there: a proof never leans on a "
+            "foreign key the data break. The last columns count the pairs whose verdict "
+            "did not assume a broken foreign key, by verdict.</p>"
+            '<table class="wide"><thead><tr><th>Database</th><th>Constraints tested</th>'
+            "<th>Broken by the data</th><th>Pairs</th><th>Their verdicts</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
 
 
 def load_audit(store_path: str | Path, run_id: int
@@ -1164,7 +1214,7 @@ def render_html(summary: dict[str, Any], pairs: list[Pair],
         f"<p><strong>Kendall τ-b</strong> between the EX-TEST ranking and the others "
         f"(1 = same order, −1 = reversed): {_e(tau_text)}.</p>",
         '<dl class="legend">', legend, "</dl>",
-        _audited_html(summary), _difficulty_html(summary),
+        _audited_html(summary), _difficulty_html(summary), _test_databases_html(summary),
         "<h3>Counterexamples</h3>",
         "<p>k is the smallest bound (most rows in any one table) at which SpotIt found a "
         "counterexample; “found by” says whether the solver or the random search found it."

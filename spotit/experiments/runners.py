@@ -52,6 +52,7 @@ class EvaluationSettings:
     dialect: str = "sqlite"  # the queries' SQL dialect (spotit.frontend.dialects)
     data: str = "declared"  # what the columns may hold (spotit.schema.Schema.with_data)
     explain: bool = False  # search what each refutation needs (spotit.explain)
+    enforced_fks: bool = False  # the databases enforce their foreign keys
 
     def key_settings(self, mentions_now: bool) -> dict[str, Any]:
         out = asdict(self)
@@ -63,6 +64,8 @@ class EvaluationSettings:
             out.pop("data")  # likewise for runs from before data levels
         if not self.explain:
             out.pop("explain")
+        if not self.enforced_fks:
+            out.pop("enforced_fks")
         if not mentions_now:
             out.pop("now")  # only queries that read the clock depend on it
         return out
@@ -84,6 +87,9 @@ class PairJob:
     settings: dict[str, Any] = field(default_factory=dict)
     ex_unknown: str = ""  # why EX-TEST cannot be run (no database for this db_id)
     constraints: dict[str, Any] | None = None  # assumed (SpotIt's format), for this db_id
+    # declared constraints the test database's data break (spotit.constraints.declared):
+    # not assumed
+    breaches: list[dict[str, Any]] | None = None
 
 
 # ---------------------------------------------------------------------- the work of one pair
@@ -110,7 +116,7 @@ def check_pair(job: PairJob) -> dict[str, Any]:
                    result={})
         return out
     data = s.get("data", "declared")
-    schema = _schema(job.ddl) if data != "realistic" else _realistic_schema(job)
+    schema = job_schema(job) if data != "realistic" else _realistic_schema(job)
     res = check(schema, job.question.gold, job.prediction.sql, bound=s["bound"],
                 solver=s["solver"], semantics=job.semantics, timeout=s["timeout"],
                 now=datetime.fromisoformat(s["now"]), probe_trials=s["probe_trials"],
@@ -153,13 +159,28 @@ def explain_budget(timeout: float, check_seconds: float) -> float:
     return min(timeout, max(EXPLAIN_MIN_SECONDS, EXPLAIN_CHECK_FACTOR * check_seconds))
 
 
+def job_schema(job: PairJob):
+    """The schema a job's check assumes: its DDL, less what the test database's data
+    break, with foreign keys enforced if the run says so."""
+    from dataclasses import replace
+
+    from spotit.constraints.declared import Breach
+
+    schema = _schema(job.ddl)
+    if job.settings.get("enforced_fks"):
+        schema = replace(schema, enforced_foreign_keys=True, cache={})
+    if job.breaches:
+        schema = schema.assume_only([Breach.from_json(b) for b in job.breaches])
+    return schema
+
+
 def _realistic_schema(job: PairJob):
     """``--data realistic``: the schema with the constraints its job carries declared in
     it (none for a database the constraint directory has no file for)."""
     from spotit.constraints.augment import augment
     from spotit.constraints.formats import read_native
 
-    schema = _schema(job.ddl)
+    schema = job_schema(job)
     return augment(schema, read_native(job.constraints or {"constraints": []}, schema,
                                        "constraints"))
 
@@ -171,7 +192,7 @@ def _constrained(job: PairJob, res):
     from spotit.constraints.model import ConstraintSet
 
     s = job.settings
-    schema = _schema(job.ddl)
+    schema = job_schema(job)
     cs = read_native(job.constraints or {}, schema, "constraints")
     cs = ConstraintSet(cs.constraints, tuple((job.constraints or {}).get("skipped", ())))
     return constrained_verdict(
@@ -279,6 +300,29 @@ class Evaluation:
     constraints: str | None = None  # a constraint file or directory (spotit.constraints)
     _constraint_cache: dict[str, dict[str, Any] | None] = field(default_factory=dict,
                                                                  repr=False)
+    # per db_id: what the test database's data say of the declared constraints
+    declared_checks: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def checked_schema(self, db_id: str, db_path: str | None):
+        """(DDL, fingerprint, breaches as JSON) of ``db_id``: with a test database, the
+        declared constraints its data break are tested (``spotit.constraints.declared``)
+        and not assumed -- a broken key is dropped from the schema text, a broken
+        foreign key or declared type travels with the job (``job_schema``)."""
+        schema = self.benchmark.schema(db_id)
+        if db_path is None or self.benchmark.tables_path is None:
+            return schema.ddl, self.benchmark.schema_fingerprint(db_id), None
+        if db_id not in self.declared_checks:
+            from spotit.constraints.declared import check_declared
+
+            self.declared_checks[db_id] = check_declared(schema, db_path)
+        check = self.declared_checks[db_id]
+        keys = [b for b in check.breaches if b.kind == "unique"]
+        if keys:
+            schema = self.benchmark.schema_without_keys(
+                db_id, [(b.table, *b.columns) for b in keys])
+        ddl = schema.ddl
+        return ddl, _fingerprint(ddl), job_breaches(check.to_json())
+
 
     def constraints_of(self, db_id: str) -> dict[str, Any] | None:
         """The constraints of ``db_id`` in SpotIt's format (with ``skipped``), or None
@@ -313,11 +357,16 @@ class Evaluation:
             for q in self.questions:
                 pred = preds.get(q.question_id) or Prediction(
                     q.question_id, None, "no prediction for this question")
-                ddl, fingerprint = "", ""
+                db_path, ex_unknown = None, ""
+                if self.db_dir is not None:
+                    try:
+                        db_path = str(database_path(self.db_dir, q.db_id, self.benchmark.name))
+                    except SpotItError as e:
+                        ex_unknown = str(e)  # EX-TEST unknown; SpotIt still checks the pair
+                ddl, fingerprint, breaches = "", "", None
                 if q.db_id not in schema_problem:
                     try:
-                        ddl = self.benchmark.schema(q.db_id).ddl
-                        fingerprint = self.benchmark.schema_fingerprint(q.db_id)
+                        ddl, fingerprint, breaches = self.checked_schema(q.db_id, db_path)
                     except SpotItError as e:
                         schema_problem[q.db_id] = f"schema of {q.db_id}: {e}"
                 semantics = self.settings.semantics or q.semantics
@@ -325,17 +374,11 @@ class Evaluation:
                     q.db_id) else None
                 key = check_key(self.settings, system=system, question=q, pred=pred.sql,
                                 semantics=semantics, fingerprint=fingerprint, assumed=assumed,
-                                version=version)
-                db_path, ex_unknown = None, ""
-                if self.db_dir is not None:
-                    try:
-                        db_path = str(database_path(self.db_dir, q.db_id, self.benchmark.name))
-                    except SpotItError as e:
-                        ex_unknown = str(e)  # EX-TEST unknown; SpotIt still checks the pair
+                                version=version, breaches=breaches)
                 job = PairJob(key, system, q, pred, ddl, semantics, db_path,
                               labels.get(q.question_id),
                               self.ex_label_sources.get(system, ""),
-                              {**asdict(self.settings)}, ex_unknown, assumed)
+                              {**asdict(self.settings)}, ex_unknown, assumed, breaches)
                 if q.db_id in schema_problem:
                     settled.append((job, {"verdict": "error",
                                           "reason": schema_problem[q.db_id]}))
@@ -347,9 +390,17 @@ class Evaluation:
         return jobs, settled
 
 
+def job_breaches(data_check: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The breaches a job carries (foreign keys, declared types): a broken key is
+    already out of the schema text."""
+    found = [b for b in (data_check or {}).get("breaches") or [] if b["kind"] != "unique"]
+    return found or None
+
+
 def check_key(settings: EvaluationSettings, *, system: str, question: Question,
               pred: str | None, semantics: str, fingerprint: str,
-              assumed: dict[str, Any] | None, version: str) -> str:
+              assumed: dict[str, Any] | None, version: str,
+              breaches: list[dict[str, Any]] | None = None) -> str:
     """The store key of one check: everything that decides its outcome."""
     from spotit.frontend.now import mentions_now
 
@@ -358,6 +409,9 @@ def check_key(settings: EvaluationSettings, *, system: str, question: Question,
     if assumed is not None:
         key_settings["constraints"] = hashlib.sha256(json.dumps(
             assumed, sort_keys=True, default=str).encode()).hexdigest()
+    if breaches:
+        key_settings["breaches"] = hashlib.sha256(json.dumps(
+            breaches, sort_keys=True, default=str).encode()).hexdigest()
     return pair_key(system=system, question_id=question.question_id, db_id=question.db_id,
                     gold=question.gold, pred=pred, schema_fingerprint=fingerprint,
                     settings=key_settings, spotit_version=version)
@@ -382,7 +436,8 @@ def evaluate(ev: Evaluation, store: ResultsStore, *, workers: int | None = None,
     run_id = store.start_run(settings, provenance())
     jobs, settled = ev.jobs()
     store.put_schemas(run_id, {j.question.db_id: (_fingerprint(j.ddl), j.ddl, j.constraints)
-                               for j in jobs if j.ddl})
+                               for j in jobs if j.ddl},
+                      {db: c.to_json() for db, c in ev.declared_checks.items()})
     known = store.known_keys()
     reused = [j for j in jobs if j.key in known]
     todo = [j for j in jobs if j.key not in known]

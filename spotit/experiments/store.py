@@ -131,7 +131,8 @@ class ResultsStore:
             self.conn.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)")
             self.conn.execute(
                 "CREATE TABLE IF NOT EXISTS run_schemas (run_id INTEGER, db_id TEXT, "
-                "fingerprint TEXT, ddl TEXT, constraints TEXT, PRIMARY KEY (run_id, db_id))")
+                "fingerprint TEXT, ddl TEXT, constraints TEXT, data_check TEXT, "
+                "PRIMARY KEY (run_id, db_id))")
             self.conn.execute(
                 "CREATE TABLE IF NOT EXISTS audits (run_id INTEGER PRIMARY KEY, started REAL, "
                 "finished REAL, settings TEXT)")
@@ -140,6 +141,10 @@ class ResultsStore:
                 "finding TEXT, PRIMARY KEY (run_id, question_id))")
             self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('store_version', ?)",
                               (STORE_VERSION,))
+        have = {r[1] for r in self.conn.execute("PRAGMA table_info(run_schemas)")}
+        if "data_check" not in have:  # written by an earlier SpotIt of this format
+            with self._tx():
+                self.conn.execute("ALTER TABLE run_schemas ADD COLUMN data_check TEXT")
         version = self.conn.execute(
             "SELECT value FROM meta WHERE name = 'store_version'").fetchone()[0]
         if int(version) != STORE_VERSION:
@@ -196,13 +201,24 @@ class ResultsStore:
                 "UPDATE run_pairs SET refuted_by = ? WHERE run_id = ? AND key = ?",
                 [(system, run_id, key) for key, system in refutations.items()])
 
-    def put_schemas(self, run_id: int, schemas: dict[str, tuple[str, str, Any]]) -> None:
-        """db_id -> (fingerprint, DDL, assumed constraints or None) of a run."""
+    def put_schemas(self, run_id: int, schemas: dict[str, tuple[str, str, Any]],
+                    data_checks: dict[str, Any] | None = None) -> None:
+        """db_id -> (fingerprint, DDL, assumed constraints or None) of a run, and what
+        each test database's data say of the declared constraints."""
+        checks = data_checks or {}
         with self._tx():
             self.conn.executemany(
-                "INSERT OR REPLACE INTO run_schemas VALUES (?, ?, ?, ?, ?)",
-                [(run_id, db, fp, ddl, None if cs is None else json.dumps(cs, default=str))
+                "INSERT OR REPLACE INTO run_schemas VALUES (?, ?, ?, ?, ?, ?)",
+                [(run_id, db, fp, ddl, None if cs is None else json.dumps(cs, default=str),
+                  json.dumps(checks[db], default=str) if db in checks else None)
                  for db, (fp, ddl, cs) in schemas.items()])
+
+    def data_checks(self, run_id: int) -> dict[str, Any]:
+        """db_id -> the stored check of its test database's data (``DeclaredCheck``
+        JSON), for the databases a run checked."""
+        return {r["db_id"]: json.loads(r["data_check"]) for r in self.conn.execute(
+            "SELECT db_id, data_check FROM run_schemas WHERE run_id = ? AND data_check IS "
+            "NOT NULL", (run_id,))}
 
     def schemas(self, run_id: int) -> dict[str, tuple[str, str, Any]]:
         """db_id -> (fingerprint, DDL, constraints) stored for a run ({} for runs written

@@ -93,7 +93,7 @@ def rules_case(sql: str, ddl: str, outcome) -> dict[str, Any]:
         "semantics": outcome.semantics, "rules": list(outcome.rules),
         "canonical_sql": outcome.canonical_sql, "database": outcome.database,
         "original_rows": outcome.original_rows, "canonical_rows": outcome.canonical_rows,
-        "detail": outcome.detail,
+        "detail": outcome.detail, "data": outcome.data,
     }
 
 
@@ -127,5 +127,6 @@ def replay(path: str | Path, solver: str | None = None):
     if part == "rules":
         sems = (case["semantics"],) if case.get("semantics") else ("set", "bag", "list")
         return check_rules(case["query"], case["schema"], semantics=sems,
-                           known_database=case.get("database"))
+                           known_database=case.get("database"),
+                           data=case.get("data") or "declared")
     raise ValueError(f"{path}: unknown reproducer part {part!r}")

@@ -19,7 +19,7 @@ import random
 import sqlite3
 import zlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sqlglot
 from hypothesis import strategies as st
@@ -56,6 +56,7 @@ class RuleOutcome:
     original_rows: list | None = None
     canonical_rows: list | None = None
     skipped: dict[str, str] = field(default_factory=dict)  # semantics -> why not checked
+    data: str = "declared"  # the data level the rules ran at (sqlite: no foreign key)
 
 
 def rule_queries() -> st.SearchStrategy[tuple[str, str]]:
@@ -150,9 +151,9 @@ def _condition_selected(sql: str) -> str:
     return tree.sql(dialect="sqlite")
 
 
-def _prepared(sql: str, ddl: str):
+def _prepared(sql: str, ddl: str, data: str = "declared"):
     """(schema, bound plan, the plan rendered back to SQL), or why ``sql`` is skipped."""
-    schema = schema_from_ddl(ddl)
+    schema = schema_from_ddl(ddl).with_data(data)
     try:
         plan = bind(parse(sql), schema)
     except SpotItError as e:
@@ -169,12 +170,16 @@ def _prepared(sql: str, ddl: str):
 @crash_proof(lambda detail: RuleOutcome(CRASH, detail=detail))
 def check_rules(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES,
                 semantics: tuple[str, ...] = SEMANTICS,
-                known_database: dict | None = None) -> RuleOutcome:
+                known_database: dict | None = None, data: str = "declared") -> RuleOutcome:
     """Rewrite ``sql``'s plan with the rules under each semantics and compare the
-    rendered canonical form with ``sql`` on random databases (or ``known_database``)."""
-    from spotit.canonical import canonical
+    rendered canonical form with ``sql`` on random databases (or ``known_database``).
 
-    prepared = _prepared(sql, ddl)
+    ``data="sqlite"``: the schema as ``--data sqlite`` has it -- no foreign key assumed
+    -- and random databases whose rows may point nowhere; a rule that needs a foreign
+    key (``FOREIGN_KEY_RULES``) must not fire there at all."""
+    from spotit.canonical import FOREIGN_KEY_RULES, canonical
+
+    prepared = _prepared(sql, ddl, data)
     if isinstance(prepared, RuleOutcome):
         return prepared
     schema, plan, original = prepared
@@ -185,6 +190,10 @@ def check_rules(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES,
         if not rules:
             skipped[sem] = "no rule fired"
             continue
+        unfounded = [r for r in rules if r in FOREIGN_KEY_RULES]
+        if data == "sqlite" and unfounded:
+            return RuleOutcome("divergence", detail=f"{', '.join(unfounded)} fired where no "
+                               "foreign key is assumed", semantics=sem, rules=rules, data=data)
         why = nondeterminism(form)
         if why is not None:
             # the rules made a determined query undetermined: that is a finding
@@ -198,8 +207,9 @@ def check_rules(sql: str, ddl: str = FUZZ_DDL, databases: int = DATABASES,
         return RuleOutcome("skipped", detail="nothing to compare", skipped=skipped)
     found = _compare(schema, sql, original, forms, databases, known_database)
     if found is not None:
-        return found
-    return RuleOutcome("ok", {s: r for s, (_, r) in forms.items()}, skipped=skipped)
+        return replace(found, data=data)
+    return RuleOutcome("ok", {s: r for s, (_, r) in forms.items()}, skipped=skipped,
+                       data=data)
 
 
 @crash_proof(lambda detail: RuleOutcome(CRASH, detail=detail))
