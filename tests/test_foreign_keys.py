@@ -211,3 +211,39 @@ def test_evaluate_against_test_databases_assumes_only_what_they_keep(tmp_path):
     assert dbinfo["breaches"] == [] and rec.result["assumed"][0]["needed"] is True
     page = (tmp_path / "rep-broken" / "index.html").read_text()
     assert 'id="test-databases"' in page and "point nowhere" in page
+
+
+def test_what_sqlite_enforces():
+    """docs/semantics.md's table, row by row: SQLite's own answer, and SpotIt's verdict
+    on a pair that differs exactly when the constraint is broken."""
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(DDL + "CREATE TABLE k (a TEXT PRIMARY KEY, u TEXT UNIQUE, "
+                             "n INTEGER NOT NULL, i INTEGER, c INTEGER CHECK (c > 0));")
+    conn.execute("INSERT INTO bond VALUES ('b', 'TR999', '#')")  # no such molecule: taken
+    conn.execute("INSERT INTO k VALUES (NULL, NULL, 1, 'abc', 1)")  # NULL key, text int
+    conn.execute("INSERT INTO k VALUES (NULL, NULL, 2, 2, 2)")  # NULLs do not collide
+    for bad in ("INSERT INTO k VALUES ('x', NULL, NULL, 1, 1)",  # NOT NULL
+                "INSERT INTO k VALUES ('y', NULL, 3, 1, 0)",  # CHECK
+                "INSERT INTO k VALUES ('z', 'u', 4, 1, 1), ('w', 'u', 5, 1, 1)"):  # UNIQUE
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute(bad)
+    ddl = DDL + "CREATE TABLE k (a TEXT PRIMARY KEY, u TEXT UNIQUE, i INTEGER);"
+    pairs = {  # a difference SQLite's data can hold, per row of the table
+        "null key": ("SELECT COUNT(*) FROM k WHERE a IS NULL", "SELECT 0"),
+        "null unique twice": ("SELECT COUNT(*) FROM k WHERE u IS NULL",
+                              "SELECT COUNT(*) FROM k WHERE u IS NULL AND i IS NOT NULL"),
+    }
+    for name, (g, p) in pairs.items():
+        for data in ("declared", "sqlite"):
+            assert spotit.check(ddl, g, p, bound=2, data=data).verdict.value == \
+                "not_equivalent", (name, data)
+    # 'abc' + 0 is 0, which is not the text 'abc': true of text only
+    text_int = ("SELECT COUNT(*) FROM k WHERE i IS NOT NULL AND NOT (i + 0 = i)",
+                "SELECT 0")
+    assert conn.execute(text_int[0].replace("FROM k", "FROM k")).fetchone() == (1,)
+    assert spotit.check(ddl, *text_int, bound=2).verdict.value == "equivalent"
+    assert spotit.check(ddl, *text_int, bound=2, data="sqlite").verdict.value == \
+        "not_equivalent"
+    assert spotit.check(DDL, GOLD, PRED, bound=2).verdict.value == "equivalent"
+    assert spotit.check(DDL, GOLD, PRED, bound=2, data="sqlite").verdict.value == \
+        "not_equivalent"

@@ -15,6 +15,9 @@ Tested, each as SQLite computes it:
   the parent's affinity and collation apply, as in SQLite's own check);
 - ``unique`` (PRIMARY KEY and UNIQUE): non-NULL keys that occur more than once;
 - ``not_null``: NULLs in a NOT NULL column;
+- ``check``: rows a CHECK constraint is false on (SQLite enforces CHECK on every insert
+  unless ``PRAGMA ignore_check_constraints``; reported, still assumed: the DDL every
+  counterexample is built with declares it);
 - ``declared_type``: values outside the column's declared domain (text in an INTEGER
   column, a malformed date in a DATE column): ``Column.domain``'s storage classes, and
   SpotIt's reading of date text for DATE/DATETIME columns (``date_text_parts``: SQLite's
@@ -36,7 +39,7 @@ from spotit.constraints.sql import q
 from spotit.schema import ForeignKey, Schema, Table
 
 DEFAULT_TIME_LIMIT = 30.0  # seconds per test query
-KINDS = ("foreign_key", "unique", "not_null", "declared_type")
+KINDS = ("foreign_key", "unique", "not_null", "check", "declared_type")
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,9 @@ class Breach:
             return f"key {self.table}({cols}): {self.rows} rows share a value"
         if self.kind == "not_null":
             return f"NOT NULL {self.table}.{cols}: {self.rows} NULLs"
+        if self.kind == "check":
+            return (f"CHECK ({cols}) of {self.table}: {self.rows} rows fail it (still "
+                    "assumed: the schema text declares it)")
         return f"declared type of {self.table}.{cols}: {self.rows} values outside it"
 
     def to_json(self) -> dict[str, Any]:
@@ -161,6 +167,11 @@ def _tests(schema: Schema, t: Table):
         yield (f"key {t.name}({', '.join(key)})", sql,
                lambda r, key=key: None if not r[0] else Breach(
                    "unique", t.name, tuple(key), int(r[0]), example=r[1]))
+    for i, check in enumerate(t.checks):
+        yield (f"CHECK ({check}) of {t.name}",
+               f"SELECT COUNT(*), NULL FROM {name} WHERE NOT ({check})",
+               lambda r, i=i, check=check: None if not r[0] else Breach(
+                   "check", t.name, (check,), int(r[0])))
     for c in t.columns:
         if c.not_null:
             yield (f"NOT NULL {t.name}.{c.name}",
