@@ -183,7 +183,7 @@ def test_findings_are_stored_and_reported(audited):
 
 
 def test_a_second_audit_runs_no_check_again(audited):
-    tmp, store, run_id, got = audited
+    _tmp, store, run_id, got = audited
     before = store.conn.execute("SELECT COUNT(*) FROM pairs WHERE system = ?",
                                 (AUDIT_SYSTEM,)).fetchone()[0]
     again = {f["question_id"]: f for f in audit(store, run_id=run_id, workers=2)}
@@ -238,7 +238,7 @@ def test_kill_minus_nine_during_an_audit_then_rerun_completes_it(tmp_path):
     questions = [QUESTIONS[2]] * 12
     preds = make_benchmark(tmp_path, questions)
     results = tmp_path / "k.sqlite"
-    store, run_id = evaluate(tmp_path, preds, results)
+    store, _run_id = evaluate(tmp_path, preds, results)
     store.close()
     args = [sys.executable, "-m", "spotit.cli", "audit", str(results), "--jobs", "1",
             "--no-explain", "--report", str(tmp_path / "rep")]
@@ -290,7 +290,7 @@ def test_gold_fixes_rescore_the_leaderboard(audited, tmp_path):
     from spotit.experiments.report import write_report
     from spotit.experiments.rescore import load_fixes
 
-    src, _, run_id, got = audited
+    src, _, run_id, _got = audited
     results = src / "r.sqlite"
     # a person's file: question 0 corrected to ">= 10" (the audit's proposal), question 2
     # excluded as ambiguous, question 1 kept
