@@ -57,6 +57,7 @@ DEFAULT_BOUND = 5
 DEFAULT_TIMEOUT = 60.0
 SPURIOUS_RETRIES = 2
 ROUNDING_REFINEMENTS = 8  # more candidates when each taught the solver how doubles round
+COLUMNS_READ_SECONDS = 2.0  # to find the columns a counterexample's reader needs shown
 ASSUMPTION_MIN_SECONDS = 2.0  # the check without foreign keys gets at least this
 EXTENDED_TRIALS = 5000  # random databases tried when the solver does not decide
 EXTENDED_SECONDS = 3.0
@@ -260,6 +261,7 @@ class Checker:
         self.gold_run = pin_now(gold, opts.now)
         self.pred_run = pin_now(pred, opts.now)
         deadline = start + opts.timeout if opts.timeout else None
+        self.deadline = deadline
         result = CheckResult(Verdict.ERROR, opts.bound, opts.solver, opts.semantics.value,
                              now=opts.now.strftime("%Y-%m-%d %H:%M:%S"), data=opts.data)
         result.notes = list(self.schema.notes)
@@ -286,7 +288,12 @@ class Checker:
         self.plans = (gold_plan, pred_plan)
         gold_form, gold_rules = canonical(gold_plan, opts.semantics.value)
         pred_form, pred_rules = canonical(pred_plan, opts.semantics.value)
-        if gold_form == pred_form and (outside := self._outside_fragment(gold_plan)):
+        try:
+            outside = self._outside_fragment(gold_plan) if gold_form == pred_form else None
+        except BudgetExceeded as e:
+            return self._done(result, Verdict.TIMEOUT, f"{e}, checking that the queries "
+                              "are in the fragment", start)
+        if outside:
             return self._done(result, Verdict.UNSUPPORTED, outside, start)
         if gold_form == pred_form:
             rules = [r for r in dict.fromkeys(gold_rules + pred_rules) if r != "column names"]
@@ -397,11 +404,14 @@ class Checker:
         reset_env()
         b = Builder()
         enc = Encoder(SymbolicDatabase(self.schema, 1, b),
-                      EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes))
+                      EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes,
+                                     narrow=True, deadline=self.deadline))
         try:
             enc.rel(plan)
         except Unsupported as e:
             return str(e)
+        except BudgetExceeded:
+            raise
         except (SpotItError, RecursionError):
             return None
         return None
@@ -416,6 +426,8 @@ class Checker:
         for side, plan in plans.items():
             if side in self.nonempty:
                 continue
+            if self._returns_a_row(side):
+                continue  # a random database shows it: no solver needed
             why = self._vacuity(side, plan, solver, deadline)
             if why is not None:
                 vacuous.append((side, why))
@@ -428,6 +440,16 @@ class Checker:
                 f"the {side} query returns no rows on any database of at most "
                 f"{self.opts.bound} rows per table{why}" for side, why in vacuous)
         return self._done(result, Verdict.EQUIVALENT, reason, start)
+
+    def _returns_a_row(self, side: str) -> bool:
+        from spotit.probe import returns_a_row
+
+        sql = self.gold_run if side == "gold" else self.pred_run
+        try:
+            return returns_a_row(self.schema, sql, max_rows=min(self.opts.bound,
+                                                                 DEFAULT_MAX_ROWS))
+        except (sqlite3.Error, SpotItError, RecursionError, MemoryError):
+            return False
 
     def _vacuity(self, side: str, plan: Rel, solver, deadline: float | None) -> str | None:
         """None if the query returns a row on some database within the bound (or that
@@ -448,7 +470,8 @@ class Checker:
         reset_env()
         b = Builder()
         db = SymbolicDatabase(self.schema, k, b)
-        enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes))
+        enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes,
+                                         deadline=deadline))
         try:
             rel = enc.rel(plan)
             core = [*db.constraints(enc), *enc.side, b.or_(row.present for row in rel.rows)]
@@ -565,8 +588,9 @@ class Checker:
             return None
         return max(0.05, deadline - time.monotonic())
 
-    def encode(self, k: int, gold_plan: Rel, pred_plan: Rel):
-        """The formula for bound k: (encoder, assertions)."""
+    def encode(self, k: int, gold_plan: Rel, pred_plan: Rel, deadline: float | None = None):
+        """The formula for bound k: (encoder, assertions); BudgetExceeded past
+        ``deadline``."""
         reset_env()  # a fresh pysmt environment: formulas of earlier bounds are dropped
         b = Builder()
         # exact on every database of at most k rows per table (spotit.ir.bounded)
@@ -574,7 +598,8 @@ class Checker:
         pred_plan = at_bound(pred_plan, k, self.opts.semantics.value)
         db = SymbolicDatabase(self.schema, k, b, ordered_keys=True)
         enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes,
-                                         order_observable=self.opts.semantics is Semantics.LIST))
+                                         order_observable=self.opts.semantics is Semantics.LIST,
+                                         deadline=deadline))
         r1 = enc.rel(gold_plan)
         r2 = enc.rel(pred_plan)
         diff = differ(b, r1, r2, self.opts.semantics)
@@ -615,7 +640,9 @@ class Checker:
         except Unsupported as e:
             return Verdict.UNSUPPORTED, str(e)
         except BudgetExceeded as e:
-            return Verdict.TIMEOUT, str(e)
+            proven = result.proven_bound
+            return Verdict.TIMEOUT, (f"proven equivalent up to k={proven}; " if proven
+                                     else "") + str(e)
         except SpotItError as e:
             return Verdict.ERROR, str(e)
         except MemoryError:
@@ -645,7 +672,7 @@ class Checker:
     def _bound(self, k, gold_plan, pred_plan, gold, pred, solver, deadline, result
                ) -> tuple[Verdict, str] | None:
         t0 = time.monotonic()
-        enc, assertions = self.encode(k, gold_plan, pred_plan)
+        enc, assertions = self.encode(k, gold_plan, pred_plan, deadline)
         writer = SmtLibWriter()
         script = writer.script(assertions)
         t1 = time.monotonic()
@@ -743,7 +770,7 @@ class Checker:
         for g, p, semantics in parts:
             sub.opts = replace(self.opts, semantics=Semantics(semantics))
             try:
-                _, assertions = sub.encode(1, g, p)
+                _, assertions = sub.encode(1, g, p, deadline)
                 script = SmtLibWriter().script(assertions)
             except (SpotItError, RecursionError, MemoryError):
                 return None
@@ -777,7 +804,8 @@ class Checker:
         while attempt < retries:
             attempt += 1
             rows = db.decode(model)
-            v = validate(self.schema, rows, self.gold_run, self.pred_run, self.opts.semantics)
+            v = validate(self.schema, rows, self.gold_run, self.pred_run, self.opts.semantics,
+                         time_limit=self._remaining(self.deadline))
             if v.confirmed:
                 if self.opts.minimize:
                     rows, v = self._shrink(enc, writer, session, rows, v, gold, pred, deadline)
@@ -875,7 +903,7 @@ class Checker:
             if res.status is Status.SAT:
                 new_rows = db.decode(_model(enc, res))
                 nv = validate(self.schema, new_rows, self.gold_run, self.pred_run,
-                              self.opts.semantics)
+                              self.opts.semantics, time_limit=self._remaining(deadline))
                 if nv.confirmed:
                     best_rows, best_v = new_rows, nv
                     return True  # keep the constraint (scope stays pushed)
@@ -917,8 +945,10 @@ class Checker:
         plans = getattr(self, "plans", None)
         if plans is None:
             return None
+        soon = time.monotonic() + COLUMNS_READ_SECONDS
+        deadline = getattr(self, "deadline", None)
         try:
-            enc, _ = self.encode(1, *plans)
+            enc, _ = self.encode(1, *plans, soon if deadline is None else min(soon, deadline))
         except Exception:  # only a display aid: never let it cost the verdict
             return None
         out: dict[str, list[str]] = {}

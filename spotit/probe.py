@@ -572,6 +572,31 @@ def confirmed_databases(schema: Schema, gold: str, pred: str, semantics: Semanti
         conn.close()
 
 
+def returns_a_row(schema: Schema, sql: str, *, trials: int = 200, seconds: float = 1.0,
+                  max_rows: int = DEFAULT_MAX_ROWS, seed: int | None = None) -> bool:
+    """Does ``sql`` return a row on one of ``trials`` random small databases? (A query
+    that does is not vacuous: no solver needed to say so.)"""
+    pool, tables = literal_pool(schema, (sql,))
+    if not tables:
+        return False
+    sampler = DatabaseSampler(schema, tables, pool, random.Random(
+        zlib.crc32(sql.encode()) if seed is None else seed), max_rows)
+    stop = time.monotonic() + seconds
+    seen: set[str] = set()
+    conn = schema.create_database()
+    try:
+        for _ in range(trials):
+            if time.monotonic() > stop:
+                break
+            _differs_once(conn, schema, sampler.database(), sql, sql, Semantics.BAG, seen,
+                          stop)
+            if seen:
+                return True
+    finally:
+        conn.close()
+    return False
+
+
 def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: str,
                   pred: str, semantics: Semantics, nonempty: set[str] | None = None,
                   stop: float | None = None) -> bool:

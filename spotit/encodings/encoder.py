@@ -19,6 +19,7 @@ bookkeeping the pipeline needs:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -83,6 +84,12 @@ class EncoderOptions:
     # the order of a sorted result is compared (list semantics): rows tied under ORDER BY
     # are then an arbitrary choice even without LIMIT
     order_observable: bool = False
+    # time.monotonic() past which encoding stops with BudgetExceeded (a check's --timeout)
+    deadline: float | None = None
+    # keep only the first symbolic row of every relation: what a query's encoding
+    # *needs* (an unsupported construct raises the same) without its size -- the
+    # fragment check of a pair the canonical forms settle
+    narrow: bool = False
 
 
 class Encoder:
@@ -114,6 +121,7 @@ class Encoder:
         self.collation_keys: dict = {}  # (collation, text term) -> key alternative
         self.case_maps: dict = {}  # (text term, upper?) -> its UPPER/LOWER symbol
         self._budget_start = len(self.b.m.formulae)
+        self._encoded = 0  # expressions encoded (the deadline is looked at every 256)
 
     # ------------------------------------------------------------------ dispatch
 
@@ -130,6 +138,9 @@ class Encoder:
         if fn is None:
             raise Unsupported(type(r).__name__)
         out = fn(self, r, env)
+        if self.options.narrow and len(out.rows) > 1:
+            out = SymRel(out.rows[:1], out.order[:1] if out.order is not None else None,
+                         out.width)
         self._rel_cache[key] = out
         if depth:
             self._keepalive.append(env)
@@ -137,6 +148,9 @@ class Encoder:
         return out
 
     def encode(self, e: S.Expr, env: Env) -> Value | Truth:
+        self._encoded += 1
+        if not self._encoded & 255:
+            self._check_budget()
         if not isinstance(e, S.Const | S.ColumnRef) and self._is_closed(e):
             folded = self._fold(e)
             if folded is not None:
@@ -231,6 +245,8 @@ class Encoder:
             raise BudgetExceeded(
                 f"formula exceeds {self.options.max_nodes} nodes at bound {self.db.k}"
             )
+        if self.options.deadline is not None and time.monotonic() > self.options.deadline:
+            raise BudgetExceeded(f"time limit reached while encoding bound {self.db.k}")
 
     # ------------------------------------------------------------------ constant folding
 

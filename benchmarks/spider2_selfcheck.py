@@ -1,0 +1,126 @@
+"""Spider 2.0-lite's public SQLite gold queries against themselves, against rewrites
+that keep their meaning, and against mutations that change it.
+
+Plain script, not a test::
+
+    python benchmarks/spider2_selfcheck.py [--bound 3] [--timeout 60] [--only local219]
+        [--json out.json]
+
+Data: ``../shared/data/spider2`` (or ``$SPOTIT_SPIDER2_DIR``): ``local_tasks.jsonl``,
+``gold/<instance_id>.sql``, ``schemas/<db>.sql``. Per gold query:
+
+- ``self``: the query against itself (decided, and how fast);
+- rewrites that keep the meaning -- ``where-true`` (``SELECT * FROM (q) AS w WHERE 1 =
+  1``), ``flip`` (``a < b`` as ``b > a``), ``commute`` (``x AND y`` as ``y AND x``),
+  ``between`` (``x BETWEEN a AND b`` as two comparisons), ``aliases`` (every table alias
+  renamed): never ``not_equivalent``;
+- mutations that change it (``operator``, ``constant``, ``drop``, ``limit``,
+  ``direction``): ``not_equivalent`` (SQLite-confirmed) where SQLite can tell them apart.
+
+Printed: per kind the verdict counts, median and p95 seconds, the slowest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import sqlglot
+from sqlglot import exp
+
+import spotit
+from spotit.proofs.queries import _mutate, _sites
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("SPIDER2_DIR", ROOT.parent / "shared" / "data" / "spider2"))
+KEEPING = ("flip", "commute", "between")
+CHANGING = ("operator", "constant", "drop", "limit", "direction")
+
+
+def variants(sql: str) -> list[tuple[str, str, bool]]:
+    """(kind, query, keeps the meaning) for the gold ``sql``."""
+    out = [("self", sql, True),
+           ("where-true", f"SELECT * FROM ({sql.strip().rstrip(';')}) AS w WHERE 1 = 1", True)]
+    try:
+        tree = sqlglot.parse_one(sql, dialect="sqlite")
+    except sqlglot.errors.ParseError:
+        return out
+    sites = _sites(tree)
+    for kind in (*KEEPING, *CHANGING):
+        at = [i for i, (k, _) in enumerate(sites) if k == kind]
+        if not at:
+            continue
+        t = tree.copy()
+        _mutate(kind, _sites(t)[at[len(at) // 2]][1], 1)
+        out.append((kind, t.sql(dialect="sqlite"), kind in KEEPING))
+    renamed = tree.copy()
+    aliases = {a.name for a in renamed.find_all(exp.TableAlias) if a.name}
+    if aliases:
+        mapping = {a: f"zz_{i}" for i, a in enumerate(sorted(aliases))}
+        for node in renamed.find_all(exp.TableAlias):
+            if node.name in mapping:
+                node.set("this", exp.to_identifier(mapping[node.name]))
+        for col in renamed.find_all(exp.Column):
+            if col.table in mapping:
+                col.set("table", exp.to_identifier(mapping[col.table]))
+        out.append(("aliases", renamed.sql(dialect="sqlite"), True))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bound", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    if not (DATA / "local_tasks.jsonl").exists():
+        print(f"no Spider 2.0 data in {DATA}", file=sys.stderr)
+        return 2
+    tasks = {json.loads(line)["instance_id"]: json.loads(line)
+             for line in (DATA / "local_tasks.jsonl").read_text().splitlines() if line}
+    rows = []
+    for path in sorted((DATA / "gold").glob("local*.sql")):
+        iid = path.stem
+        if args.only and iid not in args.only:
+            continue
+        ddl = (DATA / "schemas" / f"{tasks[iid]['db']}.sql").read_text()
+        gold = path.read_text()
+        for kind, other, keeps in variants(gold):
+            start = time.monotonic()
+            r = spotit.check(ddl, gold, other, bound=args.bound, timeout=args.timeout)
+            took = time.monotonic() - start
+            rows.append({"task": iid, "kind": kind, "keeps": keeps, "verdict": r.verdict.value,
+                         "seconds": round(took, 2), "reason": r.reason[:200]})
+            print(f"{iid} {kind:10} {r.verdict.value:15} {took:7.2f} s  {r.reason[:90]}",
+                  flush=True)
+    by_kind: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_kind[row["kind"]].append(row)
+    summary = {}
+    for kind, rs in by_kind.items():
+        secs = sorted(r["seconds"] for r in rs)
+        summary[kind] = {
+            "n": len(rs), "verdicts": dict(Counter(r["verdict"] for r in rs)),
+            "median_s": statistics.median(secs),
+            "p95_s": secs[min(len(secs) - 1, int(0.95 * len(secs)))],
+            "slowest": max(rs, key=lambda r: r["seconds"])["task"]}
+    keeping = [r for r in rows if r["keeps"]]
+    summary["meaning kept"] = {
+        "n": len(keeping),
+        "not_equivalent": sum(r["verdict"] == "not_equivalent" for r in keeping),
+        "timeouts": sum(r["verdict"] == "timeout" for r in keeping)}
+    print(json.dumps(summary, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
