@@ -104,6 +104,12 @@ PROVED = [
     ("NULL order spelled out", "list",
      "SELECT name FROM t ORDER BY amount, id DESC",
      "SELECT name FROM t ORDER BY amount ASC NULLS FIRST, id DESC NULLS LAST"),
+    ("a condition that is always true dropped", "bag",  # '1' + 0 is 1; 0.5 is true
+     "SELECT TRIM(name) FROM t WHERE 1 = 1 AND amount > 2 AND '1' + 0",
+     "SELECT TRIM(name) FROM t WHERE amount > 2"),
+    ("a condition that is always true dropped", "bag",
+     "SELECT t.id, COUNT(*) FROM t LEFT JOIN u ON 0.5 GROUP BY t.id HAVING 1",
+     "SELECT t.id, COUNT(*) FROM t LEFT JOIN u GROUP BY t.id"),
 ]
 
 NOT_PROVED = [
@@ -131,6 +137,8 @@ NOT_PROVED = [
     ("COUNT of the NULL-padded side of a LEFT join skips the padding", "bag",
      "SELECT COUNT(u.id) FROM t LEFT JOIN u ON t.owner = u.id",
      "SELECT COUNT(*) FROM t LEFT JOIN u ON t.owner = u.id"),
+    ("'abc' is false in a WHERE (its numeric prefix is 0)", "set",
+     "SELECT id FROM t WHERE 'abc'", "SELECT id FROM t"),
     ("a group whose names are all NULL counts 0, it does not vanish", "bag",
      "SELECT owner, COUNT(name) FROM t GROUP BY owner",
      "SELECT owner, COUNT(*) FROM t WHERE name IS NOT NULL GROUP BY owner"),

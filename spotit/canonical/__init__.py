@@ -25,6 +25,7 @@ __all__ = ["FOREIGN_KEY_RULES", "RULES", "Rule", "canonical", "rule"]
 # importing the rule modules registers their rules (the fixpoint makes the order moot)
 from spotit.canonical import (  # noqa: F401
     aggregates,
+    constants,
     equalities,
     joins,
     operands,

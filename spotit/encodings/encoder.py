@@ -122,6 +122,7 @@ class Encoder:
         self.case_maps: dict = {}  # (text term, upper?) -> its UPPER/LOWER symbol
         self._budget_start = len(self.b.m.formulae)
         self._encoded = 0  # expressions encoded (the deadline is looked at every 256)
+        self._expr_cache: dict[tuple, Value | Truth] = {}
 
     # ------------------------------------------------------------------ dispatch
 
@@ -151,14 +152,30 @@ class Encoder:
         self._encoded += 1
         if not self._encoded & 255:
             self._check_budget()
-        if not isinstance(e, S.Const | S.ColumnRef) and self._is_closed(e):
+        if isinstance(e, S.Const | S.ColumnRef):
+            fn = registry.SCALAR.get(type(e))
+            assert fn is not None
+            return fn(self, e, env)
+        if self._is_closed(e):
             folded = self._fold(e)
             if folded is not None:
                 return folded
+        # the same expression over the same rows is one term: its fresh symbols (a
+        # TRIM's parts, a rounding) are made once, so two queries computing it agree by
+        # construction, as SQLite's deterministic functions do
+        key = (e, tuple(id(frame) for frame in env))
+        hit = self._expr_cache.get(key)
+        if hit is not None:
+            return hit
         fn = registry.SCALAR.get(type(e))
         if fn is None:
             raise Unsupported(type(e).__name__)
-        return fn(self, e, env)
+        choices = len(self.choices)
+        out = fn(self, e, env)
+        if len(self.choices) == choices:  # a choice SQLite makes per evaluation: not shared
+            self._expr_cache[key] = out
+            self._keepalive.append(env)
+        return out
 
     def value(self, e: S.Expr, env: Env) -> Value:
         out = self.encode(e, env)
