@@ -17,6 +17,7 @@ import dataclasses
 from datetime import datetime
 from typing import Any
 
+from spotit.errors import SpotItError
 from spotit.frontend import ast as A
 from spotit.frontend.parser import parse
 from spotit.frontend.render import render
@@ -72,7 +73,11 @@ def pin_now(sql: str, now: datetime) -> str:
                 node = dataclasses.replace(node, args=tuple(args))
         return node
 
-    tree = _rewrite(parse(sql), fix)
+    try:
+        parsed = parse(sql)
+    except SpotItError:
+        return sql  # not SQL SpotIt reads: SQLite will refuse it, and say why
+    tree = _rewrite(parsed, fix)
     return render(tree) if changed else sql
 
 
