@@ -36,7 +36,10 @@ def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "portfolio", "yices"],
                    help="portfolio: z3 and cvc5 in parallel, the first definite answer; "
                         "yices: yices-smt2 (pip install 'spotit[yices]'), z3 for strings")
-    p.add_argument("--semantics", default="set", choices=["set", "bag", "list"])
+    p.add_argument("--semantics", default="set", type=_semantics_arg,
+                   help="set (default), bag, list, or Spider 2.0's column matching: "
+                        "spider2 (order ignored), spider2-ordered, with the gold's "
+                        "condition columns as spider2:0,2")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole check")
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS)")
     p.add_argument("--probe-trials", type=int, default=300,
@@ -59,6 +62,9 @@ def _add_data_arg(p: argparse.ArgumentParser,
     p.add_argument("--enforced-fks", action="store_true",
                    help="the database enforces its foreign keys (PRAGMA foreign_keys = "
                         "ON): --data sqlite assumes them too")
+    p.add_argument("--recursion-depth", type=int, default=10, metavar="D",
+                   help="rounds of a recursive CTE unrolled (default 10); a proof needs "
+                        "every recursion to stop within them at the bound")
 
 
 def _add_constraints_arg(p: argparse.ArgumentParser, directory: bool = False) -> None:
@@ -83,6 +89,18 @@ def _constraints(path: str, schema, db_id: str | None):
     for msg in cs.skipped:
         print(f"spotit: warning: skipped {msg}", file=sys.stderr)
     return cs
+
+
+def _semantics_arg(text: str) -> str:
+    """set, bag, list, spider2, spider2-ordered, spider2:0,2 (argparse type)."""
+    from spotit.encodings.equivalence import comparison
+
+    try:
+        return comparison(text).value
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"unknown semantics {text!r}: set, bag, list, spider2, spider2-ordered, "
+            "or spider2:<gold columns> such as spider2:0,2") from None
 
 
 def _add_dialect_arg(p: argparse.ArgumentParser) -> None:
@@ -130,7 +148,7 @@ def cmd_check(args) -> int:
     options = dict(bound=args.bound, solver=args.solver, semantics=args.semantics,
                    timeout=args.timeout, now=_now(args), minimize=not args.no_minimize,
                    probe_trials=args.probe_trials, dialect=args.dialect, data=args.data,
-                   enforced_fks=args.enforced_fks)
+                   enforced_fks=args.enforced_fks, recursion_depth=args.recursion_depth)
     _realistic_needs_constraints(args)
     cs = None  # assumed constraints: their ranges are features an explanation tests
     if args.data == "realistic":
@@ -421,17 +439,27 @@ def cmd_evaluate(args) -> int:
         args.executor = "dask"
     _realistic_needs_constraints(args)
     _check_benchmark_args(args)
+    if args.gold and args.benchmark != "spider2":
+        raise SystemExit("spotit: error: --gold goes with --benchmark spider2")
     try:
+        if args.benchmark == "spider2":
+            from spotit.experiments.spider2_inputs import load_spider2
+
+            tasks = load_spider2(args.dev, args.tables or ".", args.gold)
+            skipped = ", ".join(f"{n} {why}" for why, n in sorted(tasks.skipped.items()))
+            print(f"spider2: {len(tasks.benchmark.questions)} tasks with public gold and "
+                  f"metadata" + (f"; skipped: {skipped}" if skipped else ""), file=sys.stderr)
         preds = dict(parse_named_path(p, "--pred") for p in args.pred or [])
         labels = dict(parse_named_path(p, "--ex-labels") for p in args.ex_labels or [])
         settings = EvaluationSettings(
             benchmark=args.benchmark, bound=args.bound, solver=args.solver,
             timeout=args.timeout, semantics=args.semantics, probe_trials=args.probe_trials,
             now=args.now or EvaluationSettings.now, ex_time_limit=args.ex_time_limit,
-            dialect=args.dialect, data=args.data, explain=args.explain)
+            dialect=args.dialect, data=args.data, explain=args.explain,
+            enforced_fks=args.enforced_fks, recursion_depth=args.recursion_depth)
         store, run_id = run_evaluation(
             benchmark=args.benchmark, dev=args.dev, tables=args.tables, predictions=preds,
-            results=args.results, db_dir=args.db_dir, ex_labels=labels,
+            results=args.results, db_dir=args.db_dir, gold=args.gold, ex_labels=labels,
             questions=args.questions, limit=args.limit, settings=settings, workers=args.jobs,
             executor=args.executor, scheduler=args.scheduler, progress=_progress_bar(),
             constraints=args.constraints)
@@ -708,7 +736,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="results files of spotit evaluate runs: the known statuses (sat: a "
                         "confirmed counterexample; unsat: two solvers agree); repeatable")
     p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
-    p.add_argument("--semantics", choices=["set", "bag", "list"],
+    p.add_argument("--semantics", type=_semantics_arg,
                    help="result comparison (default: one pair set; a benchmark its own)")
     p.add_argument("--now", help="evaluation instant for 'now' (YYYY-MM-DD HH:MM:SS; "
                                  "with --benchmark the default is evaluate's)")
@@ -766,10 +794,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="check every prediction of one or more systems on a "
                                         "benchmark (BIRD, Spider, VeriEQL's pairs): EX-TEST, "
                                         "EX-SpotIt, EX-SpotIt+")
-    p.add_argument("--benchmark", required=True, choices=["bird", "spider", "verieql"])
+    p.add_argument("--benchmark", required=True,
+                   choices=["bird", "spider", "spider2", "verieql"])
     p.add_argument("--dev", required=True,
-                   help="dev.json (gold queries); for verieql the .jsonlines file of pairs")
-    p.add_argument("--tables", help="dev_tables.json / tables.json (bird, spider)")
+                   help="dev.json (gold queries); for verieql the .jsonlines file of pairs; "
+                        "for spider2 spider2-lite.jsonl (the task list)")
+    p.add_argument("--tables", help="dev_tables.json / tables.json (bird, spider); for "
+                                    "spider2 the folder of schemas (<db>.sql or <db>/DDL.csv)")
+    p.add_argument("--gold", help="spider2: the folder of gold <instance_id>.sql files and "
+                                  "spider2lite_eval.jsonl (default: evaluation_suite/gold "
+                                  "next to --dev)")
     p.add_argument("--pred", action="append", metavar="NAME=FILE",
                    help="a system's predictions (repeat for several systems; bird, spider)")
     p.add_argument("--db-dir", help="the benchmark's SQLite databases, for EX-TEST")
@@ -780,8 +814,9 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--limit", type=int, help="the first N questions")
     p.add_argument("--bound", "-k", type=int, default=5, help="max rows per table (default 5)")
     p.add_argument("--solver", default="z3", choices=["z3", "cvc5", "portfolio", "yices"])
-    p.add_argument("--semantics", choices=["set", "bag", "list"],
+    p.add_argument("--semantics", type=_semantics_arg,
                    help="result comparison (default: BIRD set; Spider bag, list with ORDER BY; "
+                        "Spider 2.0 spider2 per task; "
                         "VeriEQL bag)")
     _add_dialect_arg(p)
     p.add_argument("--explain", action="store_true",

@@ -398,7 +398,7 @@ def _witnesses(schema: Schema, gold: str, pred: str, result: CheckResult,
     """Up to WITNESS_COUNT confirmed counterexamples among random databases within the
     bound (as ``check``'s random search draws them, on the same data level), as table ->
     row objects; [] where the queries cannot be run as given."""
-    from spotit.encodings.equivalence import Semantics
+    from spotit.encodings.equivalence import comparison
     from spotit.frontend.now import pin_now
     from spotit.pipeline import _rows_json
     from spotit.probe import DEFAULT_MAX_ROWS, confirmed_databases
@@ -414,7 +414,7 @@ def _witnesses(schema: Schema, gold: str, pred: str, result: CheckResult,
         if options.get("now") is not None:
             gold, pred = pin_now(gold, options["now"]), pin_now(pred, options["now"])
         semantics = options.get("semantics") or "set"
-        semantics = semantics if isinstance(semantics, Semantics) else Semantics(semantics)
+        semantics = comparison(semantics)
         bound = int(options.get("bound") or DEFAULT_MAX_ROWS)
         out: list[dict] = []
         open_features = list(found)

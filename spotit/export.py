@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pysmt.fnode import FNode
 
-from spotit.encodings.equivalence import Semantics
+from spotit.encodings.equivalence import comparison
 from spotit.pipeline import Checker, CheckOptions, coerce_schema, in_sqlite
 from spotit.smt.logic import logic_of
 from spotit.smt.printer import SmtLibWriter
@@ -67,7 +67,7 @@ def export_smtlib(schema, gold: str, pred: str, *, out_dir: str | Path, bound: i
                   data: str = "declared") -> list[Path]:
     sch = coerce_schema(schema, db_id)
     # realistic: the declared domains, over a schema the caller augmented with constraints
-    opts = CheckOptions(bound=bound, semantics=Semantics(semantics),
+    opts = CheckOptions(bound=bound, semantics=comparison(semantics),
                         data="declared" if data == "realistic" else data)
     if now is not None:
         opts.now = now

@@ -560,13 +560,17 @@ def confirmed_databases(schema: Schema, gold: str, pred: str, semantics: Semanti
             rows = sampler.database()
             if not _differs_once(conn, schema, rows, gold, pred, semantics, nonempty, stop):
                 continue
-            v = validate(schema, rows, gold, pred, semantics)
+            # a query may run for ever on some database (a recursion around a cycle):
+            # each run gets what is left of the search's time, and a second at least
+            limit = max(1.0, stop - time.monotonic())
+            v = validate(schema, rows, gold, pred, semantics, time_limit=limit)
             if not v.confirmed:
                 continue
             if shrink and not _assumes_dependencies(schema):
                 rows, v = shrink_database(
                     schema, rows, v,
-                    lambda r: validate(schema, r, gold, pred, semantics))
+                    lambda r, limit=limit: validate(schema, r, gold, pred, semantics,
+                                                    time_limit=limit))
             yield ProbeResult(rows, v, i + 1)
     finally:
         conn.close()

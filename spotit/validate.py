@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from spotit.encodings.equivalence import Semantics
+from spotit.encodings.equivalence import Comparison, Semantics, Spider2
 from spotit.schema import Schema
 
 Rows = dict[str, list[tuple]]
@@ -97,7 +97,12 @@ def column_names(schema: Schema, sql: str) -> list[str]:
         conn.close()
 
 
-def results_differ(a: list[tuple], b: list[tuple], semantics: Semantics) -> bool:
+def results_differ(a: list[tuple], b: list[tuple], semantics: Comparison) -> bool:
+    """Whether the comparison tells gold result ``a`` from prediction result ``b``."""
+    if isinstance(semantics, Spider2):
+        from spotit.spider2 import results_match
+
+        return not results_match(a, b, semantics)
     if semantics is Semantics.SET:
         return set(a) != set(b)
     if semantics is Semantics.BAG:
@@ -116,21 +121,31 @@ class Validation:
     note: str = ""
 
 
-def validate(schema: Schema, rows: Rows, gold: str, pred: str, semantics: Semantics,
-             time_limit: float | None = None) -> Validation:
+def validate(schema: Schema, rows: Rows, gold: str, pred: str, semantics: Comparison,
+             time_limit: float | None = None, until: float | None = None) -> Validation:
     """Do ``gold`` and ``pred`` differ on this database, whatever order SQLite picks?
 
     ``time_limit`` (seconds per query) is for queries nobody has vetted, such as another
-    system's prediction on a counterexample (EX-SpotIt+)."""
+    system's prediction on a counterexample (EX-SpotIt+); ``until`` (a
+    ``time.monotonic()`` instant) bounds all four runs together: a check's deadline,
+    which a query that never ends on this database (a recursion around a cycle) must not
+    pass."""
+
+    def limit() -> float | None:
+        if until is None:
+            return time_limit
+        left = max(0.05, until - time.monotonic())
+        return left if time_limit is None else min(left, time_limit)
+
     runs = []
     for reverse in (False, True):
         try:
             conn = build_database(schema, rows, reverse=reverse)
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeEncodeError) as e:
+            # (a lone surrogate in a text: no UTF-8 database holds one)
             return Validation(False, None, None, f"the database does not load: {e}")
         try:
-            runs.append((run_query(conn, gold, time_limit),
-                         run_query(conn, pred, time_limit)))
+            runs.append((run_query(conn, gold, limit()), run_query(conn, pred, limit())))
         finally:
             conn.close()
     g0, p0 = runs[0]

@@ -147,9 +147,9 @@ def test_the_solver_is_given_the_canonical_forms(monkeypatch):
     seen = []
     real_encode = Checker.encode
 
-    def spy(self, k, gold_plan, pred_plan):
+    def spy(self, k, gold_plan, pred_plan, *rest):
         seen.append((gold_plan, pred_plan))
-        return real_encode(self, k, gold_plan, pred_plan)
+        return real_encode(self, k, gold_plan, pred_plan, *rest)
 
     monkeypatch.setattr(Checker, "encode", spy)
     res = check(SCHEMA, gold, pred, semantics="set", bound=2, timeout=60, probe_trials=0)

@@ -313,11 +313,12 @@ def test_parse_named_path(tmp_path):
     odd = write(odd_dir / "x.sql", "")
     assert parse_named_path(str(odd), "--pred") == ("x", odd)  # '=' inside a directory name
     for bad, match in [(f"={f}", "empty name"), ("name=", "no file given"),
-                       (f"n={tmp_path / 'none.sql'}", "no such file"),
-                       (f"n={tmp_path}", "is a directory")]:
+                       (f"n={tmp_path / 'none.sql'}", "no such file")]:
         with pytest.raises(InputError, match=match) as info:
             parse_named_path(bad, "--pred")
         assert str(info.value).startswith("--pred: ")
+    # a folder is Spider 2.0's predictions (one <instance_id>.sql each)
+    assert parse_named_path(f"n={tmp_path}", "--pred") == ("n", tmp_path)
 
 
 def test_select_questions(bird):

@@ -80,6 +80,11 @@ CASES: dict[str, Callable[[], str]] = {
     "order-nulls-last": _query("SELECT id FROM w ORDER BY o LIMIT 1", _w(o=2), _w(o=None)),
     "left-join-no-padding": _query(
         "SELECT a.id, b.id FROM w AS a LEFT JOIN w AS b ON a.p = b.o", _w(p=5, o=1)),
+    "ceil-as-trunc": _expression("CEIL(r)", r=1.5),  # 2.0
+    "mod-sign-of-divisor": _expression("MOD(i, 2)", i=-7),  # -1.0
+    "typeof-real-as-integer": _expression("TYPEOF(r)", r=1.5),  # 'real'
+    "unicode-last-char": _expression("UNICODE(s)", s="ab"),  # 97
+    "char-null-as-null": _expression("CHAR(i, a)", i=65),  # 'A' and U+0000
     "set-as-bag": _tables("set", ((1,),), ((1,), (1,))),  # equal as sets
     "bag-as-set": _tables("bag", ((1,),), ((1,), (1,))),  # differ as bags
 }

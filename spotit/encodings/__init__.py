@@ -9,10 +9,13 @@ from spotit.encodings import (  # noqa: F401  (each module registers its encodin
     calls,
     dates,
     logic,
+    mathfns,
     numeric,
+    recursive,
     relational,
     strings,
     subqueries,
+    textfns,
     windows,
 )
 from spotit.encodings.registry import check_complete

@@ -9,6 +9,7 @@ rule is an identity of the SMT-LIB theories.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from fractions import Fraction
 
@@ -17,6 +18,7 @@ from pysmt.fnode import FNode
 from pysmt.operators import STR_INDEXOF, STR_LENGTH
 from pysmt.typing import BOOL, INT, REAL, STRING, PySMTType
 
+from spotit.errors import BudgetExceeded
 from spotit.smt import ops
 
 
@@ -29,6 +31,9 @@ class Builder:
         self.TRUE = self.m.TRUE()
         self.FALSE = self.m.FALSE()
         self._fresh = 0
+        self.deadline: float | None = None  # time.monotonic() past which building stops
+        self._ticks = 0
+        self._as_real: dict[FNode, FNode] = {}  # to_real of an ite: a DAG, walked once
 
     # ------------------------------------------------------------------ atoms
 
@@ -76,7 +81,17 @@ class Builder:
             return a.arg(0)
         return self.m.Not(a)
 
+    def _tick(self) -> None:
+        """Every 4096 conjunctions/disjunctions, the encoding's deadline is looked at:
+        loops that build formulas without encoding an expression (DISTINCT's pairs, a
+        recursive CTE's rounds) keep the time limit too."""
+        self._ticks += 1
+        if not self._ticks & 4095 and self.deadline is not None and \
+                time.monotonic() > self.deadline:
+            raise BudgetExceeded("time limit reached while encoding")
+
     def and_(self, *args: FNode | Iterable[FNode]) -> FNode:
+        self._tick()
         flat = []
         seen = set()
         for a in _flatten(args):
@@ -93,6 +108,7 @@ class Builder:
         return self.m.And(flat)
 
     def or_(self, *args: FNode | Iterable[FNode]) -> FNode:
+        self._tick()
         flat = []
         seen = set()
         for a in _flatten(args):
@@ -204,7 +220,10 @@ class Builder:
         if a.is_int_constant():
             return self.real(a.constant_value())
         if a.is_ite():
-            return self.ite(a.arg(0), self.to_real(a.arg(1)), self.to_real(a.arg(2)))
+            if (done := self._as_real.get(a)) is None:
+                done = self._as_real[a] = self.ite(a.arg(0), self.to_real(a.arg(1)),
+                                                   self.to_real(a.arg(2)))
+            return done
         return self.m.ToReal(a)
 
     def _num_pair(self, a: FNode, b: FNode) -> tuple[FNode, FNode]:

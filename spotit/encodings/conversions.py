@@ -68,6 +68,43 @@ def same_value(b: Builder, x: Value, y: Value) -> FNode:
     return b.or_(both_null, both_present)
 
 
+def same_typed(b: Builder, x: Value, y: Value) -> FNode:
+    """Equal and of one storage class (NULL equals NULL): INTEGER 1 is not REAL 1.0.
+
+    Values equal this way print the same text (Spider 2.0 compares CSV files)."""
+    pairs = [b.and_(ax.guard, ay.guard, _class_eq(b, ax, ay))
+             for ax in x.alts for ay in y.alts if ax.cls is ay.cls]
+    return b.or_(b.and_(x.null, y.null),
+                 b.and_(b.not_(x.null), b.not_(y.null), b.or_(*pairs)))
+
+
+def numeric_or_null(b: Builder, x: Value, below: float | None = None) -> FNode:
+    """NULL, or an INTEGER or REAL (of magnitude below ``below`` when given)."""
+    ok = []
+    for a in x.alts:
+        if a.cls is TEXT_C:
+            continue
+        if below is None:
+            ok.append(a.guard)
+        else:
+            ok.append(b.and_(a.guard, b.lt(a.term, b.real(below)),
+                             b.lt(b.real(-below), a.term)))
+    return b.or_(x.null, *ok)
+
+
+def numbers_within(b: Builder, x: Value, y: Value, tolerance: float) -> FNode:
+    """Both numbers (INTEGER or REAL), at most ``tolerance`` apart."""
+    pairs = []
+    for ax in x.alts:
+        for ay in y.alts:
+            if ax.cls is TEXT_C or ay.cls is TEXT_C:
+                continue
+            d = b.minus(b.to_real(ax.term), b.to_real(ay.term))
+            pairs.append(b.and_(ax.guard, ay.guard, b.le(d, b.real(tolerance)),
+                                b.le(b.real(-tolerance), d)))
+    return b.and_(b.not_(x.null), b.not_(y.null), b.or_(*pairs))
+
+
 def _class_eq(b: Builder, ax: Alt, ay: Alt) -> FNode:
     if ax.cls is TEXT_C and ay.cls is TEXT_C:
         shaped = textorder.shaped_eq(b, ax.view, ax.term, ay.view, ay.term)

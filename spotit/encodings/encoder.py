@@ -86,6 +86,8 @@ class EncoderOptions:
     order_observable: bool = False
     # time.monotonic() past which encoding stops with BudgetExceeded (a check's --timeout)
     deadline: float | None = None
+    # rounds of a recursive CTE unrolled (spotit.encodings.recursive)
+    recursion_depth: int = 10
     # keep only the first symbolic row of every relation: what a query's encoding
     # *needs* (an unsupported construct raises the same) without its size -- the
     # fragment check of a pair the canonical forms settle
@@ -121,7 +123,13 @@ class Encoder:
         self.collation_keys: dict = {}  # (collation, text term) -> key alternative
         self.case_maps: dict = {}  # (text term, upper?) -> its UPPER/LOWER symbol
         self._budget_start = len(self.b.m.formulae)
+        if self.options.deadline is not None:
+            self.b.deadline = self.options.deadline
         self._encoded = 0  # expressions encoded (the deadline is looked at every 256)
+        # a recursive CTE's reference -> the round its step reads now; and the presence
+        # of rows a round past the unrolled ones would add (spotit.encodings.recursive)
+        self.recursion_rounds: dict[R.RecursiveRef, SymRel] = {}
+        self.recursion_open: list[FNode] = []
         self._expr_cache: dict[tuple, Value | Truth] = {}
 
     # ------------------------------------------------------------------ dispatch
@@ -131,7 +139,8 @@ class Encoder:
         depth = self._depth.get(r)
         if depth is None:
             depth = self._depth[r] = max_outer_depth(r)
-        key = (r, tuple(id(x) for x in env[len(env) - depth:]) if depth else ())
+        key = (r, tuple(id(x) for x in env[len(env) - depth:]) if depth else (),
+               self._round_key())
         hit = self._rel_cache.get(key)
         if hit is not None:
             return hit
@@ -163,7 +172,7 @@ class Encoder:
         # the same expression over the same rows is one term: its fresh symbols (a
         # TRIM's parts, a rounding) are made once, so two queries computing it agree by
         # construction, as SQLite's deterministic functions do
-        key = (e, tuple(id(frame) for frame in env))
+        key = (e, tuple(id(frame) for frame in env), self._round_key())
         hit = self._expr_cache.get(key)
         if hit is not None:
             return hit
@@ -176,6 +185,26 @@ class Encoder:
             self._expr_cache[key] = out
             self._keepalive.append(env)
         return out
+
+    def _round_key(self) -> tuple:
+        """What the rounds of the recursive CTEs being encoded are (a cache key part:
+        the same step over another round is another relation)."""
+        return tuple(id(v) for v in self.recursion_rounds.values()) if \
+            self.recursion_rounds else ()
+
+    def with_recursion(self, ref: R.RecursiveRef, rows: SymRel, fn: Callable[[], SymRel]
+                       ) -> SymRel:
+        """``fn()`` with ``ref`` reading ``rows`` (one round of a recursive CTE)."""
+        saved = self.recursion_rounds.get(ref)
+        self.recursion_rounds[ref] = rows
+        self._keepalive.append((rows,))
+        try:
+            return fn()
+        finally:
+            if saved is None:
+                del self.recursion_rounds[ref]
+            else:
+                self.recursion_rounds[ref] = saved
 
     def value(self, e: S.Expr, env: Env) -> Value:
         out = self.encode(e, env)

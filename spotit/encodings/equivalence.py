@@ -11,17 +11,34 @@ The solver needs a witness, not a proof of equality, so each formula says
 Row equality is Python's ``==`` on fetched rows: NULL equals NULL, INTEGER 1
 equals REAL 1.0, text never equals a number (``relational.same_row``).
 Results of different widths differ unless both are empty.
+
+- **spider2** (Spider 2.0's evaluator, ``Spider2``): some gold column (or listed
+  condition column) matches no column of the prediction. The evaluator matches
+  columns of CSV files re-read by pandas, with a tolerance of 0.01 and, when the
+  order is ignored, each column sorted by its text; the formula claims a match only
+  where that evaluator surely finds one (the same values of the same storage class;
+  numbers of all-number columns, equal or, in order, within 0.0099), so a proof is
+  sound and a difference the evaluator does not see is a candidate SQLite rejects.
+  ``docs/semantics.md`` has the exact definition.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 from pysmt.fnode import FNode
 
 from spotit.encodings.builder import Builder
+from spotit.encodings.conversions import (
+    numbers_within,
+    numeric_or_null,
+    same_typed,
+    same_value,
+)
 from spotit.encodings.encoder import SymRel
 from spotit.encodings.relational import same_row
+from spotit.errors import Unsupported
 from spotit.mutants import planted
 
 
@@ -30,8 +47,80 @@ class Semantics(Enum):
     BAG = "bag"
     LIST = "list"
 
+    @property
+    def basis(self) -> str:
+        """The semantics the canonical forms are taken under."""
+        return self.value
 
-def differ(b: Builder, r1: SymRel, r2: SymRel, semantics: Semantics) -> FNode:
+    @property
+    def ordered(self) -> bool:
+        return self is Semantics.LIST
+
+
+# Spider 2.0's evaluator: numbers within this of each other are equal
+SPIDER2_TOLERANCE = 0.01
+# the formula's own tolerance, a margin inside it for doubles read back from text
+SPIDER2_CLAIMED = 0.0099
+# all-number columns compare by value when sorted by text only below this magnitude
+# (from 1e16 Python prints a float as 1e+16 and an integer in full: orders part)
+SPIDER2_PLAIN_NUMBERS = 1e15
+
+
+@dataclass(frozen=True)
+class Spider2:
+    """Spider 2.0-lite's comparison of a prediction with a gold result.
+
+    ``columns``: the gold columns that must be found (its ``condition_cols``; None:
+    all), or several lists of them, one per gold result of the task: the first that
+    fits the gold query's result is its own (``written``: ``spider2:2/1``);
+    ``ordered``: rows compared in order (``ignore_order`` false)."""
+
+    columns: tuple[tuple[int, ...], ...] | None = None
+    ordered: bool = False
+
+    @property
+    def value(self) -> str:
+        name = "spider2-ordered" if self.ordered else "spider2"
+        if not self.columns:
+            return name
+        return name + ":" + "/".join(",".join(map(str, c)) for c in self.columns)
+
+    def gold_columns(self, width: int) -> tuple[int, ...] | None:
+        """The gold columns compared, for a gold result of ``width`` columns (None: no
+        list of condition columns fits it)."""
+        if not self.columns:
+            return tuple(range(width))
+        return next((c for c in self.columns if all(i < width for i in c)), None)
+
+    @property
+    def basis(self) -> str:
+        # equal results (same rows, same storage classes) pass the evaluator
+        return "list" if self.ordered else "bag"
+
+
+Comparison = Semantics | Spider2
+
+
+def comparison(name: str | Comparison) -> Comparison:
+    """``set``, ``bag``, ``list``, or ``spider2[-ordered][:i,j,...]``."""
+    if isinstance(name, (Semantics, Spider2)):
+        return name
+    head, _, cols = name.partition(":")
+    if head in ("spider2", "spider2-ordered"):
+        try:
+            columns = tuple(tuple(int(c) for c in alt.split(",")) for alt in cols.split("/")
+                            ) if cols else None
+        except ValueError:
+            raise ValueError(f"bad condition columns in {name!r}: want spider2:0,2") from None
+        if columns is not None and any(c < 0 for alt in columns for c in alt):
+            raise ValueError(f"bad condition columns in {name!r}: negative index")
+        return Spider2(columns, head == "spider2-ordered")
+    return Semantics(name)
+
+
+def differ(b: Builder, r1: SymRel, r2: SymRel, semantics: Comparison) -> FNode:
+    if isinstance(semantics, Spider2):
+        return _spider2_differ(b, r1, r2, semantics)
     rows1 = [r for r in r1.rows if not r.present.is_false()]
     rows2 = [r for r in r2.rows if not r.present.is_false()]
     if r1.width != r2.width:
@@ -80,3 +169,57 @@ def _list_differ(b: Builder, r1: SymRel, r2: SymRel) -> FNode:
             positions.append(b.and_(x.present, y.present, b.eq(ox, oy),
                                     b.not_(same_row(b, x.values, y.values))))
     return b.or_(b.not_(b.eq(n1, n2)), b.or_(positions))
+
+
+def _spider2_differ(b: Builder, gold: SymRel, pred: SymRel, how: Spider2) -> FNode:
+    """Some gold column is matched by no column of the prediction."""
+    columns = how.gold_columns(gold.width)
+    if columns is None:
+        raise Unsupported(f"condition columns {how.value} of a gold result with "
+                          f"{gold.width} columns")
+    ordered = how.ordered and gold.order is not None and pred.order is not None
+    match = _in_order if ordered else _as_multisets
+    return b.or_(
+        b.and_(b.not_(match(b, gold, pred, i, j)) for j in range(pred.width))
+        for i in columns
+    )
+
+
+def _plain(b: Builder, rows, i: int, below: float | None) -> FNode:
+    """Column i holds only numbers and NULLs: pandas reads it back as numbers."""
+    return b.and_(b.implies(r.present, numeric_or_null(b, r.values[i], below)) for r in rows)
+
+
+def _as_multisets(b: Builder, gold: SymRel, pred: SymRel, i: int, j: int) -> FNode:
+    """Gold column i and prediction column j hold the same values as many times each:
+    of one storage class, or by value where both columns hold only (plain) numbers."""
+    grows = [(r, r.values[i]) for r in gold.rows if not r.present.is_false()]
+    prows = [(r, r.values[j]) for r in pred.rows if not r.present.is_false()]
+
+    def same_counts(eq) -> FNode:
+        def count(v, cells) -> FNode:
+            return b.sum([b.ite(b.and_(r.present, eq(b, v, c)), b.int(1), b.int(0))
+                          for r, c in cells])
+        return b.and_(b.implies(w.present, b.eq(count(v, grows), count(v, prows)))
+                      for w, v in grows + prows)
+
+    plain = b.and_(_plain(b, [r for r, _ in grows], i, SPIDER2_PLAIN_NUMBERS),
+                   _plain(b, [r for r, _ in prows], j, SPIDER2_PLAIN_NUMBERS))
+    return b.or_(same_counts(same_typed), b.and_(plain, same_counts(same_value)))
+
+
+def _in_order(b: Builder, gold: SymRel, pred: SymRel, i: int, j: int) -> FNode:
+    """As many rows, and at each position the same value of one storage class, or
+    numbers within the tolerance where both columns hold only numbers."""
+    n1 = b.sum([b.ite(r.present, b.int(1), b.int(0)) for r in gold.rows])
+    n2 = b.sum([b.ite(r.present, b.int(1), b.int(0)) for r in pred.rows])
+    plain = b.and_(_plain(b, gold.rows, i, None), _plain(b, pred.rows, j, None))
+    assert gold.order is not None and pred.order is not None
+    cells = []
+    for x, ox in zip(gold.rows, gold.order, strict=True):
+        for y, oy in zip(pred.rows, pred.order, strict=True):
+            u, v = x.values[i], y.values[j]
+            close = b.or_(same_typed(b, u, v),
+                          b.and_(plain, numbers_within(b, u, v, SPIDER2_CLAIMED)))
+            cells.append(b.implies(b.and_(x.present, y.present, b.eq(ox, oy)), close))
+    return b.and_(b.eq(n1, n2), b.and_(cells))

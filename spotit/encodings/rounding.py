@@ -225,20 +225,27 @@ def _is_double(t: FNode) -> bool:
         "uf!round", "uf!accumulate")
 
 
-def is_integral(t: FNode) -> bool:
+def is_integral(t: FNode, seen: dict[FNode, bool] | None = None) -> bool:
     """Whether ``t`` is an integer whatever its symbols' values (an integer made real,
-    and sums and products of such)."""
+    and sums and products of such). ``seen``: answers so far, since a term is a DAG
+    (a running sum over the rows of a recursive CTE shares its parts many times)."""
+    seen = {} if seen is None else seen
+    if (known := seen.get(t)) is not None:
+        return known
     if t.is_constant():
-        return Fraction(t.constant_value()).denominator == 1
-    if t.node_type() == TOREAL:
-        return True
-    if t.node_type() in (PLUS, MINUS, TIMES):
-        return all(is_integral(a) for a in t.args())
-    if t.is_ite():
-        return is_integral(t.arg(1)) and is_integral(t.arg(2))
-    if t.is_function_application() and t.function_name().symbol_name() == "uf!round":
-        return is_integral(t.arg(0))  # a double next to an integer is an integer
-    return False
+        out = Fraction(t.constant_value()).denominator == 1
+    elif t.node_type() == TOREAL:
+        out = True
+    elif t.node_type() in (PLUS, MINUS, TIMES):
+        out = all(is_integral(a, seen) for a in t.args())
+    elif t.is_ite():
+        out = is_integral(t.arg(1), seen) and is_integral(t.arg(2), seen)
+    elif t.is_function_application() and t.function_name().symbol_name() == "uf!round":
+        out = is_integral(t.arg(0), seen)  # a double next to an integer is an integer
+    else:
+        out = False
+    seen[t] = out
+    return out
 
 
 def _within(t: FNode, bound: int) -> bool:

@@ -45,7 +45,7 @@ from spotit.experiments.inputs import BENCHMARKS, InputError
 from spotit.validate import Deadline
 
 PRED_TIME_FACTOR = 3.0  # the prediction gets time_limit + 3 x the gold's time (test-suite)
-_LAYOUTS = {"bird": "dev_databases", "spider": "database"}
+_LAYOUTS = {"bird": "dev_databases", "spider": "database", "spider2": "spider2-localdb"}
 
 Rows = Sequence[Sequence]
 
@@ -55,6 +55,8 @@ def database_path(db_dir: str | Path, db_id: str, benchmark: str) -> Path:
     kind = _kind(benchmark)
     base = Path(db_dir)
     tried = [base / db_id / f"{db_id}.sqlite", base / _LAYOUTS[kind] / db_id / f"{db_id}.sqlite"]
+    if kind == "spider2":  # spider2-localdb/<db>.sqlite
+        tried = [base / f"{db_id}.sqlite", base / _LAYOUTS[kind] / f"{db_id}.sqlite"]
     for path in tried:
         if path.is_file():
             return path
@@ -233,7 +235,7 @@ class ExTest:
 
 
 def ex_test(db_path: str | Path, gold: str, pred: str | None, benchmark: str,
-            time_limit: float = 30.0) -> ExTest:
+            time_limit: float = 30.0, semantics: str | None = None) -> ExTest:
     """EX-TEST of one pair as the benchmark's official script judges it; never raises for a
     bad query or database (an unknown benchmark name is a programming error and does)."""
     kind = _kind(benchmark)
@@ -254,6 +256,13 @@ def ex_test(db_path: str | Path, gold: str, pred: str | None, benchmark: str,
         return ExTest(False, f"{what}: {p.error}", g.seconds, p.seconds)
     if kind == "bird":
         equal = bird_equal(g.rows, p.rows)
+    elif kind == "spider2":  # the question's comparison (condition columns, order)
+        from spotit.encodings.equivalence import Spider2, comparison
+        from spotit.spider2 import results_match
+
+        how = comparison(semantics or "spider2")
+        equal = results_match(list(g.rows), list(p.rows),
+                              how if isinstance(how, Spider2) else Spider2())
     else:
         equal = spider_equal(g.rows, p.rows, spider_order_matters(gold))
     reason = "results equal" if equal else (

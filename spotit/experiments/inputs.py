@@ -33,7 +33,7 @@ from typing import Any
 from spotit.errors import SchemaError, SpotItError
 from spotit.schema import Schema, schema_from_ddl, schema_from_tables_entry
 
-BENCHMARKS = ("bird", "spider")
+BENCHMARKS = ("bird", "spider", "spider2")
 BIRD_SEPARATOR = "\t----- bird -----\t"
 PLACEHOLDERS = frozenset({"select", "error", "none", "null", "n/a", "-"})
 _WRAPPING = " \t\r\n;()[]{}<>\"'`"  # stripped before comparing with PLACEHOLDERS
@@ -318,6 +318,8 @@ _NOT_JSON = object()
 def load_predictions(path: str | Path, benchmark: Benchmark) -> dict[str, Prediction]:
     """One ``Prediction`` per benchmark question, from a file in any supported format."""
     path = Path(path)
+    if path.is_dir():
+        return _from_folder(path, benchmark)
     text = _read_text(path)
     data: Any = _NOT_JSON
     if path.suffix.lower() in (".json", ".jsonl"):
@@ -392,6 +394,19 @@ def _from_lines(text: str, path: Path, bench: Benchmark,
 def _check_count(count: int, path: Path, bench: Benchmark) -> None:
     if count != len(bench.questions):
         raise InputError(f"{path}: {count} predictions for {len(bench.questions)} questions")
+
+
+def _from_folder(path: Path, bench: Benchmark) -> dict[str, Prediction]:
+    """Spider 2.0's layout: one ``<question id>.sql`` file per answered question."""
+    found = {}
+    for q in bench.questions:
+        file = path / f"{q.question_id}.sql"
+        if file.is_file():
+            found[q.question_id] = _prediction(q, _read_text(file), None)
+    if not found:
+        raise InputError(f"{path}: no <question id>.sql file for any question of "
+                         f"{bench.name} (e.g. {bench.questions[0].question_id}.sql)")
+    return _fill_missing(found, bench)
 
 
 def _fill_missing(found: dict[str, Prediction], bench: Benchmark) -> dict[str, Prediction]:
@@ -519,9 +534,8 @@ def parse_named_path(arg: str, what: str) -> tuple[str, Path]:
     if not file.strip():
         raise InputError(f"{what}: no file given in {arg!r}")
     path = Path(file).expanduser()
-    if not path.is_file():
-        why = "is a directory, not a file" if path.is_dir() else "no such file"
-        raise InputError(f"{what}: {path}: {why}")
+    if not path.exists():  # (a folder: Spider 2.0's predictions, one .sql file each)
+        raise InputError(f"{what}: {path}: no such file")
     return name.strip() or path.stem, path
 
 

@@ -53,6 +53,7 @@ class EvaluationSettings:
     data: str = "declared"  # what the columns may hold (spotit.schema.Schema.with_data)
     explain: bool = False  # search what each refutation needs (spotit.explain)
     enforced_fks: bool = False  # the databases enforce their foreign keys
+    recursion_depth: int = 10  # rounds of a recursive CTE unrolled
 
     def key_settings(self, mentions_now: bool) -> dict[str, Any]:
         out = asdict(self)
@@ -66,6 +67,8 @@ class EvaluationSettings:
             out.pop("explain")
         if not self.enforced_fks:
             out.pop("enforced_fks")
+        if self.recursion_depth == 10:
+            out.pop("recursion_depth")
         if not mentions_now:
             out.pop("now")  # only queries that read the clock depend on it
         return out
@@ -107,7 +110,7 @@ def check_pair(job: PairJob) -> dict[str, Any]:
         from spotit.experiments.extest import ex_test
 
         ex = ex_test(job.db_path, job.question.gold, job.prediction.sql, s["benchmark"],
-                     s["ex_time_limit"])
+                     s["ex_time_limit"], semantics=job.semantics)
         out.update(ex_test=ex.correct, ex_test_source="database", ex_test_reason=ex.reason)
     elif job.ex_label is not None:
         out.update(ex_test=job.ex_label, ex_test_source=job.ex_label_source)
@@ -121,7 +124,8 @@ def check_pair(job: PairJob) -> dict[str, Any]:
                 solver=s["solver"], semantics=job.semantics, timeout=s["timeout"],
                 now=datetime.fromisoformat(s["now"]), probe_trials=s["probe_trials"],
                 dialect=s.get("dialect", "sqlite"),
-                data="declared" if data == "realistic" else data)
+                data="declared" if data == "realistic" else data,
+                recursion_depth=s.get("recursion_depth", 10))
     res.data = data
     if job.constraints is not None and data != "realistic":
         res.constrained = _constrained(job, res)
@@ -506,7 +510,7 @@ def _batches(stream: Iterable, seconds: float) -> Iterator[list]:
 
 def run_evaluation(*, benchmark: str, dev: str | Path, tables: str | Path | None,
                    predictions: dict[str, str | Path], results: str | Path,
-                   db_dir: str | Path | None = None,
+                   db_dir: str | Path | None = None, gold: str | Path | None = None,
                    ex_labels: dict[str, str | Path] | None = None,
                    questions: str | None = None, limit: int | None = None,
                    settings: EvaluationSettings | None = None, workers: int | None = None,
@@ -535,7 +539,12 @@ def run_evaluation(*, benchmark: str, dev: str | Path, tables: str | Path | None
     else:
         if tables is None:
             raise InputError(f"benchmark {benchmark} needs its tables file (--tables)")
-        bench = load_benchmark(benchmark, dev, tables)
+        if benchmark == "spider2":
+            from spotit.experiments.spider2_inputs import load_spider2
+
+            bench = load_spider2(dev, tables, gold).benchmark
+        else:
+            bench = load_benchmark(benchmark, dev, tables)
         preds = {name: load_predictions(path, bench) for name, path in predictions.items()}
     chosen = select_questions(bench, questions, limit)
     labels = {name: load_ex_labels(path, bench) for name, path in (ex_labels or {}).items()}
@@ -616,9 +625,9 @@ def stored_rows(schema, counterexample: dict[str, list[dict[str, Any]]]) -> dict
 
 
 def _semantics(name: str):
-    from spotit.encodings.equivalence import Semantics
+    from spotit.encodings.equivalence import comparison
 
-    return Semantics(name)
+    return comparison(name)
 
 
 # ---------------------------------------------------------------------- provenance

@@ -181,18 +181,18 @@ def _assumed(benchmark: Benchmark, db_id: str, constraints: str | Path | None):
 def _export_pair(benchmark: Benchmark, q: Question, system: str, pred: str, semantics: str,
                  out: Path, bound: int, now: datetime, known: KnownAnswers, pin_solver: str,
                  summary: SuiteSummary, dialect: str, data: str, schema) -> list[tuple]:
-    from spotit.encodings.equivalence import Semantics
+    from spotit.encodings.equivalence import comparison
     from spotit.export import benchmark_script, pair_source
     from spotit.pipeline import Checker, CheckOptions, in_sqlite
     from spotit.smt.logic import logic_of
     from spotit.smt.walkers import formula_size
 
     # realistic: the declared domains over the schema the constraints augmented
-    checker = Checker(schema, CheckOptions(bound=bound, semantics=Semantics(semantics), now=now,
+    checker = Checker(schema, CheckOptions(bound=bound, semantics=comparison(semantics), now=now,
                                            data="declared" if data == "realistic" else data))
     gold, pred_sql = q.gold, pred
     if dialect != "sqlite":  # results are matched on the queries as written
-        gold, pred_sql = in_sqlite(q.gold, pred, dialect, schema, Semantics(semantics))
+        gold, pred_sql = in_sqlite(q.gold, pred, dialect, schema, comparison(semantics))
     gold_plan = checker.plan(gold, "gold")
     pred_plan = checker.plan(pred_sql, "pred")
     pair = KnownAnswers.pair(system, q.question_id, q.gold, pred, semantics, data)

@@ -117,10 +117,13 @@ class _Binder:
 
     def query(self, q: A.Query, outer: _Scope | None, ctes: dict[str, R.Rel]) -> R.Rel:
         if q.with_:
-            if q.recursive:
-                raise Unsupported("WITH RECURSIVE", pos=q.pos)
             ctes = dict(ctes)
             for cte in q.with_:
+                if _names_table(cte.query, cte.name):
+                    # SQLite reads a CTE that names itself as recursive, with or without
+                    # the RECURSIVE keyword
+                    ctes[cte.name.lower()] = self.recursive(cte, outer, ctes)
+                    continue
                 rel = self.query(cte.query, outer, ctes)
                 if cte.columns is not None:
                     if len(cte.columns) != len(rel.columns):
@@ -139,6 +142,42 @@ class _Binder:
             return body
         keys = tuple(self._compound_order_key(o, q.body, body) for o in q.order_by)
         return R.Sort(body, keys, limit, offset)
+
+    def recursive(self, cte: A.CommonTable, outer, ctes: dict[str, R.Rel]) -> R.Rel:
+        """``name AS (init UNION [ALL] step)``: SQLite's shape of a recursive CTE, with
+        the step (the last SELECT) naming the CTE exactly once, in its FROM."""
+        q = cte.query
+        where = f"recursive CTE {cte.name}"
+        if q.with_:
+            raise Unsupported(f"a WITH inside the {where}", pos=q.pos)
+        if q.order_by or q.limit is not None or q.offset is not None:
+            raise Unsupported(f"ORDER BY or LIMIT in the {where}", pos=q.pos)
+        body = q.body
+        if not isinstance(body, A.Compound) or body.op.upper() not in ("UNION", "UNION ALL"):
+            raise BindError(f"{where} must be an initial SELECT, UNION or UNION ALL, and a "
+                            "recursive SELECT", pos=q.pos)
+        if _names_table(body.left, cte.name):
+            raise Unsupported(f"several recursive SELECTs in the {where}", pos=q.pos)
+        step_ast = body.right
+        if not isinstance(step_ast, A.Select) or not _once_in_from(step_ast, cte.name):
+            raise Unsupported(f"the {where} naming itself other than once in the FROM of "
+                              "its recursive SELECT", pos=q.pos)
+        if step_ast.group_by or step_ast.distinct or step_ast.having is not None:
+            raise BindError(f"the recursive SELECT of the {where} may not be an aggregate "
+                            "or DISTINCT", pos=q.pos)
+        init = self.body(body.left, outer, ctes)
+        names = cte.columns if cte.columns is not None else tuple(
+            c.name for c in init.columns)
+        if len(names) != len(init.columns):
+            raise BindError(f"table {cte.name} has {len(init.columns)} values for "
+                            f"{len(names)} columns", pos=cte.pos)
+        init = _rename(init, names)
+        ref = R.RecursiveRef(cte.name, init.columns)
+        step = self.select(step_ast, outer, {**ctes, cte.name.lower(): ref}, (), None, 0)
+        if len(step.columns) != len(init.columns):
+            raise BindError(f"SELECTs to the left and right of {body.op} do not have the "
+                            "same number of result columns", pos=body.pos)
+        return R.Recursive(init, _rename(step, names), body.op.upper() == "UNION ALL", ref)
 
     def body(self, b: A.Select | A.Values | A.Compound, outer, ctes) -> R.Rel:
         if isinstance(b, A.Select):
@@ -1219,6 +1258,46 @@ def _find_visible(cols: list[_Col], name: str) -> int | None:
         if c.name.lower() == low and not c.hidden:
             return i
     return None
+
+
+def _table_refs(node) -> list[A.TableRef]:
+    """Every table named in a FROM inside ``node`` (subqueries included)."""
+    found: list[A.TableRef] = []
+
+    def walk(x) -> None:
+        if isinstance(x, A.TableRef):
+            found.append(x)
+        if isinstance(x, A.Node):
+            for f in dataclasses.fields(x):
+                if f.name != "pos":
+                    walk(getattr(x, f.name, None))
+        elif isinstance(x, tuple | list):
+            for y in x:
+                walk(y)
+
+    walk(node)
+    return found
+
+
+def _names_table(node, name: str) -> bool:
+    low = name.lower()
+    return any(t.schema is None and t.name.lower() == low for t in _table_refs(node))
+
+
+def _once_in_from(sel: A.Select, name: str) -> bool:
+    """The SELECT names ``name`` exactly once, in its own FROM (not in a subquery)."""
+    low = name.lower()
+
+    def direct(f) -> list[A.TableRef]:
+        if isinstance(f, A.TableRef):
+            return [f]
+        if isinstance(f, A.Join):
+            return direct(f.left) + direct(f.right)
+        return []
+
+    mine = [t for t in direct(sel.from_) if t.schema is None and t.name.lower() == low]
+    every = [t for t in _table_refs(sel) if t.schema is None and t.name.lower() == low]
+    return len(mine) == 1 and len(every) == 1
 
 
 def _rename(rel: R.Rel, names: tuple[str, ...]) -> R.Rel:

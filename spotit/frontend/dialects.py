@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -32,6 +33,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.dialects.sqlite import SQLite
 from sqlglot.errors import ErrorLevel, SqlglotError, UnsupportedError
 from sqlglot.parser import IsPredicatePrecedence
+from sqlglot.tokens import TokenType
 
 from spotit.errors import ParseError, SpotItError, Unsupported
 from spotit.schema import Schema
@@ -97,9 +99,38 @@ def to_sqlite(sql: str, dialect: str = SQLITE, *, schema: Schema | None = None,
     except UnsupportedError as e:
         raise Unsupported(f"{name} construct SQLite cannot express: "
                           f"{str(e).splitlines()[0]}") from None
+    _same_meaning(out, name)
     if schema is not None:
         _known_functions(out, schema)
     return out
+
+
+# SQLite functions whose meaning another dialect's function of the same name (or the
+# one sqlglot rewrites into it: Postgres CHR is CHAR) does not share, per dialect
+# ("*": every dialect but SQLite): MySQL's CHAR(77) is a binary string and its HEX of a
+# number is the number's hexadecimal, MySQL's LOG(x) is the natural logarithm, MySQL's
+# FORMAT is number formatting; the rest are SQLite's own (TYPEOF, PRINTF, QUOTE, ...).
+SQLITE_MEANING_ONLY = {
+    "CHAR": ("mysql",), "HEX": ("*",), "QUOTE": ("*",), "PRINTF": ("*",),
+    "FORMAT": ("*",), "TYPEOF": ("*",), "UNICODE": ("*",), "SOUNDEX": ("*",),
+    "LIKELIHOOD": ("*",), "LIKELY": ("*",), "UNLIKELY": ("*",),
+}
+
+
+def _same_meaning(sqlite_sql: str, dialect: str) -> None:
+    """A function call the source dialect means otherwise than SQLite is unsupported."""
+    try:
+        tokens = SQLite().tokenize(sqlite_sql)
+    except SqlglotError:
+        return
+    for tok, after in itertools.pairwise(tokens):
+        if after.token_type is not TokenType.L_PAREN:
+            continue
+        name = tok.text.upper()
+        where = SQLITE_MEANING_ONLY.get(name)
+        if where is not None and ("*" in where or dialect in where):
+            raise Unsupported(f"function {name} in {dialect} SQL (its meaning there is "
+                              "not SQLite's)")
 
 
 # ---------------------------------------------------------------------- parsing, types

@@ -36,6 +36,9 @@ def at_bound(plan: R.Rel, k: int, semantics: str) -> R.Rel:
     return outer_order_and_distinct(bottom_up(plan, uncut), semantics)
 
 
+UNBOUNDED = 2**62  # no useful bound on the rows
+
+
 def max_rows(rel: R.Rel, k: int) -> int:
     """An upper bound on the rows ``rel`` returns when every table has at most k."""
     if isinstance(rel, R.Scan):
@@ -65,6 +68,8 @@ def max_rows(rel: R.Rel, k: int) -> int:
         if not all(isinstance(e, S.ColumnRef) and e.depth == 0 for e in keys):
             return max_rows(rel.input, k)
         return _at_most_values(rel.input, [e.index for e in keys], k)
+    if isinstance(rel, R.Recursive | R.RecursiveRef):
+        return UNBOUNDED  # UNION ALL may add rows round after round
     if isinstance(rel, R.SetOp):
         left, right = max_rows(rel.left, k), max_rows(rel.right, k)
         return min(left, right) if rel.op == "INTERSECT" else (

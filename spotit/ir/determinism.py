@@ -61,6 +61,9 @@ def _operator(r: R.Rel) -> str | None:
     if isinstance(r, R.SetOp) and not r.all and any(
             n != BINARY for n in R.compound_collations(r)):
         return f"{r.op} under a folding collation"
+    if isinstance(r, R.Recursive) and not r.all and any(
+            n != BINARY for n in R.collation_names(r.columns)):
+        return "a recursive UNION under a folding collation"
     if isinstance(r, R.Window):
         for c in r.calls:
             why = _window(c)

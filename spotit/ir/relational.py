@@ -156,6 +156,38 @@ class SetOp(Rel):
 
 
 @dataclass(frozen=True, slots=True)
+class RecursiveRef(Rel):
+    """The rows a recursive CTE's step reads: the rows the previous step added (SQLite's
+    queue, one level at a time). ``name`` is the CTE's; ``out`` its columns."""
+
+    name: str
+    out: tuple[OutColumn, ...]
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.out
+
+
+@dataclass(frozen=True, slots=True)
+class Recursive(Rel):
+    """``WITH RECURSIVE name AS (init UNION [ALL] step)``: ``init``'s rows, then ``step``
+    over the rows the previous round added (``ref``), round after round, until a round
+    adds none. UNION (``all`` false) adds only rows not seen before, compared as
+    DISTINCT does; UNION ALL adds every row. The step reads ``ref`` exactly once, in a
+    FROM, never in a subquery (SQLite's rule), so a round over several rows is the union
+    of the rounds over each."""
+
+    init: Rel
+    step: Rel
+    all: bool
+    ref: RecursiveRef
+
+    @property
+    def columns(self) -> tuple[OutColumn, ...]:
+        return self.ref.out
+
+
+@dataclass(frozen=True, slots=True)
 class SortKey:
     expr: Expr
     descending: bool = False

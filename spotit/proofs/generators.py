@@ -192,6 +192,12 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
     "modifier": choice(*[_MONTH_STEPS] * 3, *[_OTHER_STEPS] * 2, st.sampled_from(
         ["'+0.5 days'", "'weekday 0'", "'+ 1 day'", "'start  of month'"])),
     "chars": st.sampled_from(["' '", "'a'", "'ab'", "' a'", "'%'", "''"]),
+    # LIKELIHOOD's constant (SQLite refuses anything else when it prepares the query)
+    "probability": st.sampled_from(["0.5", "0.0", "1", "0.9375", "1.0"]),
+    # CHAR's code points: ASCII, beyond, the ends of the ranges SQLite and SMT-LIB take,
+    # a surrogate, and values SQLite replaces by U+FFFD
+    "codepoint": st.sampled_from(["65", "97", "233", "0", "-1", "1114111", "1114112",
+                                  "55296", "196607", "196608", "8364", "'66'", "66.9"]),
     "digits": st.sampled_from(["0", "1", "2", "-1"]),
     "pattern": st.one_of(
         st.sampled_from(["'a%'", "'%a'", "'%b%'", "'A_c'", "'%'", "'_'", "''", "'2020%'",
@@ -434,8 +440,10 @@ def argument(sub: Expr, kind: str) -> st.SearchStrategy[str]:
         return choice(*[_LITERALS[kind]] * 10, sub("any"), ODD_CONSTANTS)
     if kind in ("fmt", "chars", "digits", "pattern"):
         return choice(_LITERALS[kind], _LITERALS[kind], sub("any"), ODD_CONSTANTS)
-    if kind == "int":
-        return choice(_LITERALS["int"], sub("num"), ODD_CONSTANTS)
+    if kind == "probability":
+        return _LITERALS[kind]
+    if kind in ("int", "codepoint"):
+        return choice(_LITERALS[kind], sub("num"), ODD_CONSTANTS)
     typed = sub(kind if kind in KINDS else "any")
     return choice(typed, typed, typed, typed, ODD_CONSTANTS)
 

@@ -96,6 +96,9 @@ SEEDS = (
     "AS r FROM emp) WHERE r = 1",
     "SELECT name, SUM(salary) OVER (ORDER BY hired) FROM emp WHERE salary > 2",
     "SELECT DISTINCT dept_id FROM emp ORDER BY salary LIMIT 2",
+    "WITH RECURSIVE r(id, d) AS (SELECT id, 0 FROM emp WHERE salary > 10 UNION "
+    "SELECT e.id, r.d + 1 FROM emp AS e JOIN r ON e.dept_id = r.id WHERE r.d < 2) "
+    "SELECT id, MAX(d) FROM r GROUP BY id",
 )
 # seeds that only the feature schema can run
 FEATURE_SEEDS = (

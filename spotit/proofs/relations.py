@@ -102,6 +102,16 @@ def check_query(case: QueryCase, solver: str = "z3", timeout: float = 20.0,
     no_claim_on_inexact_sums(enc, stored)
     pins = table_pins(b, db, schema, stored, k)
     core = [*db.constraints(enc), *enc.side, *pins]
+    if enc.recursion_open:  # the claim is the unrolled rounds' (the pipeline's check)
+        from spotit.smt.printer import SmtLibWriter
+        from spotit.solvers import get_solver
+
+        deeper = [*core, b.or_(enc.recursion_open)]
+        res = get_solver(solver).check(SmtLibWriter().script(
+            [*deeper, *enc.used_definitions(deeper)]), timeout=timeout)
+        if res.status is not Status.UNSAT:
+            return QueryOutcome("skipped", expected, detail="a recursion deeper than the "
+                                "unrolled rounds on this table (or not decided)")
     base = [*core, *enc.used_definitions([*core, different])]
     deadline = time.monotonic() + timeout  # the solver's time for the whole check
     residual = None
@@ -211,7 +221,9 @@ def query_sql(draw) -> str:
     aggregates = st.lists(st.tuples(st.sampled_from(_AGGREGATES), column).map(
         lambda a: a[0].format(c=a[1])), min_size=1, max_size=3).map(", ".join)
     shape = draw(st.sampled_from(("group", "group", "aggregate", "aggregate", "distinct",
-                                  "limit", "limit", "setop", "filter")))
+                                  "limit", "limit", "setop", "filter", "recursive")))
+    if shape == "recursive":
+        return draw(recursive_sql(where))
     if shape == "group":
         key = draw(st.sampled_from(_GROUP_KEYS))
         return f"SELECT {key}, {draw(aggregates)} FROM {source}{where} GROUP BY {key}"
@@ -229,6 +241,30 @@ def query_sql(draw) -> str:
         return (f"SELECT {draw(column)} FROM {source}{where} {op} "
                 f"SELECT {draw(column)} FROM w")
     return f"SELECT id, {draw(columns)} FROM {source}{where or ' WHERE o > 1'}"
+
+
+@st.composite
+def recursive_sql(draw, where: str = "") -> str:
+    """A recursive CTE over ``w``: a counting sequence seeded from its rows (UNION or
+    UNION ALL, stopped by a depth), a walk along ``p -> id`` (UNION: it stops on any
+    table; a depth stops UNION ALL around a cycle), or splitting ``s`` at its 'a's."""
+    op = draw(st.sampled_from(("UNION", "UNION ALL")))
+    kind = draw(st.sampled_from(("count", "walk", "split")))
+    depth = draw(st.integers(1, 3))
+    read = draw(st.sampled_from(("SELECT * FROM c", "SELECT COUNT(*), SUM(n) FROM c",
+                                 "SELECT DISTINCT v FROM c", "SELECT v, MAX(n) FROM c "
+                                 "GROUP BY v")))
+    if kind == "count":
+        seed = draw(st.sampled_from(("o", "p", "x", "r")))
+        return (f"WITH RECURSIVE c(v, n) AS (SELECT {seed}, 0 FROM w{where} {op} "
+                f"SELECT v + 1, n + 1 FROM c WHERE n < {depth}) {read}")
+    if kind == "walk":
+        stop = "" if op == "UNION" else f" AND c.n < {depth}"
+        return (f"WITH RECURSIVE c(v, n) AS (SELECT id, 0 FROM w WHERE p IS NULL {op} "
+                f"SELECT w.id, c.n + 1 FROM w JOIN c ON w.p = c.v WHERE 1 = 1{stop}) {read}")
+    return (f"WITH RECURSIVE c(v, n) AS (SELECT s, 0 FROM w{where} {op} "
+            f"SELECT SUBSTR(v, INSTR(v, 'a') + 1), n + 1 FROM c "
+            f"WHERE INSTR(v, 'a') > 0 AND n < {depth}) {read}")
 
 
 def query_cases() -> st.SearchStrategy[tuple[list[tuple], str]]:

@@ -277,6 +277,14 @@ def _run(conn: sqlite3.Connection, schema: Schema, rows: Rows, queries: list[str
 
 
 def _differ(a: list[tuple], b: list[tuple], semantics: str) -> bool:
+    """Results differ as the semantics compares rows, and storage classes count: a rule
+    must not turn INTEGER 1 into REAL 1.0 (Spider 2.0's evaluator reads them as the
+    texts '1' and '1.0' in a column with text)."""
+    a, b = [_typed(r) for r in a], [_typed(r) for r in b]
     if semantics == "set":
         return set(a) != set(b)
     return Counter(a) != Counter(b)  # bag; list compared as a bag too (order unchecked)
+
+
+def _typed(row: tuple) -> tuple:
+    return tuple((type(v).__name__, v) for v in row)

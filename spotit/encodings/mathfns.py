@@ -1,0 +1,210 @@
+"""SQLite's math functions (compiled into the sqlite3 module SpotIt runs with).
+
+Exact where rationals say it: CEIL/CEILING, FLOOR, TRUNC of a number (an INTEGER stays
+itself, a REAL goes to the integral REAL), MOD (C's ``fmod`` on the two doubles, which
+is exact: ``x - y * trunc(x / y)``, NULL for ``y = 0``) and PI (the double). The
+transcendental ones -- SQRT, EXP, LN, LOG, LOG10, LOG2, POWER, the trigonometric and
+hyperbolic functions, DEGREES, RADIANS -- are uninterpreted functions of their
+arguments' doubles (the same arguments give the same value; anything else is free,
+NULL included, as SQLite gives for a domain error): registered ``exact=False``, so a
+model is a candidate SQLite must confirm, and ``READINGS`` gives SQLite's own value
+for the fuzz's admissibility check.
+
+Every math function first applies numeric affinity to its arguments
+(``sqlite3_value_numeric_type``): text that is a number as a whole becomes it (an
+integer text an INTEGER, so CEIL(' 12 ') is 12), and any other text, like NULL, gives
+NULL (``CEIL('12abc')``, ``MOD('x', 2)``).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from pysmt.typing import BOOL, REAL, FunctionType
+
+from spotit import concrete
+from spotit.encodings import conversions as C
+from spotit.encodings.encoder import Encoder
+from spotit.encodings.registry import function
+from spotit.encodings.rounding import READINGS
+from spotit.encodings.values import Alt, Value, null_value, real_value
+from spotit.ir.types import StorageClass
+from spotit.mutants import planted
+
+INT_C, REAL_C, TEXT_C = StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT
+
+
+def _number(enc: Encoder, v: Value) -> Value:
+    """An argument as SQLite's math functions read it (``sqlite3_value_numeric_type``):
+    a number stays itself, text that is a number as a whole (spaces around allowed)
+    becomes it -- INTEGER without '.' or exponent, else REAL -- and any other text
+    (date text included) makes the result NULL."""
+    from spotit.encodings import numtext
+
+    b = enc.b
+    not_a_number = []
+    text = v.alt(TEXT_C)
+    if text is not None:
+        if text.date is not None:
+            not_a_number.append(text.guard)
+        else:
+            nt = numtext.decompose(enc, text.term)
+            not_a_number.append(b.and_(text.guard, b.not_(nt.well_formed)))
+    n = C.to_numeric(enc, v)
+    return Value(b.or_(n.null, *not_a_number), n.alts)
+
+
+def _real(enc: Encoder, v: Value):
+    """(NULL flag, the double as a REAL term) of an argument."""
+    n = _number(enc, v)
+    r = C.to_real(enc, Value(n.null, n.alts))
+    if not r.alts:
+        return enc.b.TRUE, enc.b.real(0)
+    return r.null, r.alts[0].term
+
+
+# ---------------------------------------------------------------------- exact ones
+
+
+def _integral(enc: Encoder, args: list[Value], name: str, op) -> Value:
+    """CEIL/FLOOR/TRUNC: an INTEGER unchanged, a REAL to ``op`` of it (a REAL)."""
+    b = enc.b
+    x = _number(enc, args[0])
+    alts = []
+    for a in x.alts:
+        if a.cls is INT_C:
+            alts.append(a)
+        else:
+            alts.append(Alt(REAL_C, a.guard, b.to_real(op(b, a.term))))
+    return Value(x.null, tuple(alts))
+
+
+def _floor(b, r):
+    from spotit.smt import ops
+
+    return ops.real_to_int(r)
+
+
+def _ceil(b, r):
+    from spotit.smt import ops
+
+    if planted("ceil-as-trunc"):
+        return b.real_trunc(r)
+    return b.neg(ops.real_to_int(b.neg(r)))
+
+
+@function("CEIL", "CEILING", arity=(1, 1), arg_kinds=("num",))
+def fn_ceil(enc: Encoder, args: list[Value]) -> Value:
+    """The least integral value not below x (an INTEGER stays itself)."""
+    return _integral(enc, args, "CEIL", _ceil)
+
+
+@function("FLOOR", arity=(1, 1), arg_kinds=("num",))
+def fn_floor(enc: Encoder, args: list[Value]) -> Value:
+    """The greatest integral value not above x (an INTEGER stays itself)."""
+    return _integral(enc, args, "FLOOR", _floor)
+
+
+@function("TRUNC", arity=(1, 1), arg_kinds=("num",))
+def fn_trunc(enc: Encoder, args: list[Value]) -> Value:
+    """x without its fraction, toward zero (an INTEGER stays itself)."""
+    return _integral(enc, args, "TRUNC", lambda b, r: b.real_trunc(r))
+
+
+@function("MOD", arity=(2, 2), arg_kinds=("num", "num"))
+def fn_mod(enc: Encoder, args: list[Value]) -> Value:
+    """C's fmod of the two doubles, a REAL with the sign of x; NULL when y is 0 (SQLite
+    gives NULL for the NaN) or either is NULL. fmod is exact in doubles."""
+    b = enc.b
+    args = [_number(enc, a) for a in args]
+    if all(a.classes == {INT_C} for a in args):
+        # two INTEGERs: C's remainder of integers, as a REAL -- the same as fmod of
+        # their doubles while both are doubles exactly (within 2**53)
+        (x, y), big = (a.alts[0].term for a in args), b.int(2**53)
+        within = b.and_(*(b.and_(b.le(b.neg(big), t), b.le(t, big)) for t in (x, y)))
+        enc.approximate("MOD of integers beyond 2**53",
+                        b.or_(args[0].null, args[1].null, within))
+        r = b.int_rem_trunc(x, y)
+        if planted("mod-sign-of-divisor"):
+            r = b.ite(b.and_(b.lt(r, b.int(0)), b.lt(b.int(0), y)), b.plus(r, y), r)
+        return real_value(b, b.to_real(r), b.or_(args[0].null, args[1].null,
+                                                 b.eq(y, b.int(0))))
+    nx, x = _real(enc, args[0])
+    ny, y = _real(enc, args[1])
+    zero = b.eq(y, b.real(0))
+    q = b.real_trunc(b.real_div(x, y))
+    if planted("mod-sign-of-divisor"):
+        from spotit.smt import ops
+
+        q = ops.real_to_int(b.real_div(x, y))
+    r = b.minus(x, b.times(y, b.to_real(q)))
+    return real_value(b, r, b.or_(nx, ny, zero))
+
+
+@function("PI", arity=(0, 0))
+def fn_pi(enc: Encoder, args: list[Value]) -> Value:
+    """The double nearest to pi."""
+    return real_value(enc.b, enc.b.real(Fraction(math.pi)))
+
+
+# ---------------------------------------------------------------------- transcendental
+
+# name -> (SQLite spelling for its own value, arguments)
+TRANSCENDENTAL = {
+    "SQRT": 1, "EXP": 1, "LN": 1, "LOG10": 1, "LOG2": 1, "SIN": 1, "COS": 1, "TAN": 1,
+    "ASIN": 1, "ACOS": 1, "ATAN": 1, "SINH": 1, "COSH": 1, "TANH": 1, "ASINH": 1,
+    "ACOSH": 1, "ATANH": 1, "DEGREES": 1, "RADIANS": 1, "ATAN2": 2, "POWER": 2,
+}
+
+
+def _free_of(enc: Encoder, name: str, args: list[Value]) -> Value:
+    """An uninterpreted function of the arguments' doubles: a REAL, or NULL (a domain
+    error) by another uninterpreted function of them; NULL for a NULL argument."""
+    b = enc.b
+    read = [_real(enc, a) for a in args]
+    terms = [t for _, t in read]
+    value_fn = b.m.Symbol(f"uf!math_{name.lower()}", FunctionType(REAL, [REAL] * len(terms)))
+    null_fn = b.m.Symbol(f"uf!math_{name.lower()}_null",
+                         FunctionType(BOOL, [REAL] * len(terms)))
+    value = b.m.Function(value_fn, terms)
+    undefined = b.m.Function(null_fn, terms)
+    if len(terms) == 1:
+        enc.reading_points += [(terms[0], value), (terms[0], undefined)]
+    return real_value(b, value, b.or_(*(n for n, _ in read), undefined))
+
+
+def _register(name: str, n: int, aliases: tuple[str, ...] = ()) -> None:
+    kinds = ("num",) * n
+
+    @function(name, *aliases, arity=(n, n), arg_kinds=kinds, exact=False)
+    def encode(enc: Encoder, args: list[Value], name=name) -> Value:
+        return _free_of(enc, name, args)
+
+    if n == 1:
+        def reading(x, name=name):
+            value = concrete.evaluate(f"{name}(?)", (float(Fraction(x)),))
+            return Fraction(value) if isinstance(value, float) and math.isfinite(
+                value) else None
+
+        def undefined(x, name=name):
+            return concrete.evaluate(f"{name}(?)", (float(Fraction(x)),)) is None
+
+        READINGS[f"uf!math_{name.lower()}"] = reading
+        READINGS[f"uf!math_{name.lower()}_null"] = undefined
+
+
+for _name, _n in TRANSCENDENTAL.items():
+    _register(_name, _n, ("POW",) if _name == "POWER" else ())
+
+
+@function("LOG", arity=(1, 2), arg_kinds=("num", "num"), exact=False)
+def fn_log(enc: Encoder, args: list[Value]) -> Value:
+    """LOG(x) is the base-10 logarithm, LOG(b, x) the base-b one: uninterpreted."""
+    if len(args) == 1:
+        return _free_of(enc, "LOG10", args)
+    return _free_of(enc, "LOG", args)
+
+
+__all__ = ["TRANSCENDENTAL", "fn_ceil", "fn_floor", "fn_log", "fn_mod", "fn_pi", "fn_trunc",
+           "null_value"]
