@@ -279,6 +279,13 @@ def cmd_example(args) -> int:
     return 0
 
 
+def cmd_functions(args) -> int:
+    from spotit.reference import reference_markdown, reference_text
+
+    print(reference_markdown() if args.markdown else reference_text())
+    return 0
+
+
 def cmd_fuzz(args) -> int:
     from spotit.proofs.fuzz import fuzz
     from spotit.proofs.generators import operator_names
@@ -749,6 +756,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("example", help="run a bundled example check")
     p.add_argument("--solver", default="z3", choices=["z3", "cvc5"])
     p.set_defaults(func=cmd_example)
+
+    p = sub.add_parser("functions", help="every function, operator and clause SpotIt encodes "
+                                         "(exact or over-approximated), and what it refuses")
+    p.add_argument("--markdown", action="store_true",
+                   help="as docs/sql-reference.md (python -m spotit.reference --write ...)")
+    p.set_defaults(func=cmd_functions)
 
     p = sub.add_parser("fuzz", help="check the encodings against SQLite on generated cases")
     budget = p.add_mutually_exclusive_group()

@@ -37,6 +37,7 @@ proof under it would prove nothing. Its ``needed`` is null, with a ``why``.
 
 from __future__ import annotations
 
+import functools
 import string
 import time
 from collections import Counter
@@ -292,7 +293,17 @@ def _is_numeric(e) -> bool:
         return e.target.is_numeric
     if isinstance(e, S.ColumnRef):
         return e.affinity.is_numeric
-    return isinstance(e, S.Call) and e.name in ("LENGTH", "ABS", "ROUND", "INSTR")
+    return isinstance(e, S.Call) and e.name in numeric_functions()
+
+
+@functools.cache
+def numeric_functions() -> frozenset[str]:
+    """The scalar functions (and aliases) whose non-NULL result is always a number:
+    those the function registry says return ``"numeric"``."""
+    import spotit.encodings  # noqa: F401  (runs every registration)
+    from spotit.encodings.registry import FUNCTIONS
+
+    return frozenset(name for name, spec in FUNCTIONS.items() if spec.returns == "numeric")
 
 
 def _origins(e) -> set[str]:

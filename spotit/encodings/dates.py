@@ -572,7 +572,7 @@ def _text_with_parts(b: Builder, tv: TimeValue, text: FNode, has_time: bool) -> 
 # ---------------------------------------------------------------------- functions
 
 
-@function("DATE", arity=(1, None), arg_kinds=("date", "modifier"))
+@function("DATE", arity=(1, None), arg_kinds=("date", "modifier"), returns="text")
 def fn_date(enc: Encoder, args: list[Value]) -> Value:
     b = enc.b
     tv = _time_value_of(enc, args)
@@ -582,7 +582,7 @@ def fn_date(enc: Encoder, args: list[Value]) -> Value:
     return _text_with_parts(b, replace(tv, secs=zero, clock=(zero, zero, zero)), text, False)
 
 
-@function("DATETIME", arity=(1, None), arg_kinds=("date", "modifier"))
+@function("DATETIME", arity=(1, None), arg_kinds=("date", "modifier"), returns="text")
 def fn_datetime(enc: Encoder, args: list[Value]) -> Value:
     b = enc.b
     tv = _time_value_of(enc, args)
@@ -590,14 +590,14 @@ def fn_datetime(enc: Encoder, args: list[Value]) -> Value:
     return _text_with_parts(b, tv, text, True)
 
 
-@function("TIME", arity=(1, None), arg_kinds=("date", "modifier"))
+@function("TIME", arity=(1, None), arg_kinds=("date", "modifier"), returns="text")
 def fn_time(enc: Encoder, args: list[Value]) -> Value:
     b = enc.b
     tv = _time_value_of(enc, args)
     return text_value(b, format_time(b, _parts_dict(b, tv)), tv.null)
 
 
-@function("JULIANDAY", arity=(1, None), arg_kinds=("date", "modifier"))
+@function("JULIANDAY", arity=(1, None), arg_kinds=("date", "modifier"), returns="numeric")
 def fn_julianday(enc: Encoder, args: list[Value]) -> Value:
     """The Julian day as a REAL: day number - 0.5 + seconds / 86400 (+ milliseconds /
     86400000), rounded to a double as SQLite's one division of its integer milliseconds
@@ -633,17 +633,17 @@ def fn_julianday(enc: Encoder, args: list[Value]) -> Value:
                                  b.not_(tv.null)), tv.null)
 
 
-@function("CURRENT_DATE", arity=(0, 0))
+@function("CURRENT_DATE", arity=(0, 0), returns="text")
 def fn_current_date(enc: Encoder, args: list[Value]) -> Value:
     return fn_date(enc, [text_value(enc.b, enc.b.str("now"))])
 
 
-@function("CURRENT_TIMESTAMP", arity=(0, 0))
+@function("CURRENT_TIMESTAMP", arity=(0, 0), returns="text")
 def fn_current_timestamp(enc: Encoder, args: list[Value]) -> Value:
     return fn_datetime(enc, [text_value(enc.b, enc.b.str("now"))])
 
 
-@function("CURRENT_TIME", arity=(0, 0))
+@function("CURRENT_TIME", arity=(0, 0), returns="text")
 def fn_current_time(enc: Encoder, args: list[Value]) -> Value:
     return fn_time(enc, [text_value(enc.b, enc.b.str("now"))])
 
@@ -651,7 +651,7 @@ def fn_current_time(enc: Encoder, args: list[Value]) -> Value:
 _DIRECTIVES = set("dfHjJmMsSwWY%")
 
 
-@function("STRFTIME", arity=(2, None), arg_kinds=("fmt", "date", "modifier"))
+@function("STRFTIME", arity=(2, None), arg_kinds=("fmt", "date", "modifier"), returns="text")
 def fn_strftime(enc: Encoder, args: list[Value]) -> Value:
     """STRFTIME(format, time, modifiers...) with a constant format: %Y %m %d %H %M %S
     %f %j %w %W %s %J %% and literal text."""

@@ -99,7 +99,7 @@ def encode_case(enc: Encoder, e: S.Case, env: Env) -> Value:
     return choose_many(enc.b, cases, enc.value(e.else_, env))
 
 
-@function("COALESCE", arity=(2, None), arg_kinds=("any", "any"))
+@function("COALESCE", arity=(2, None), arg_kinds=("any", "any"), returns="any")
 def fn_coalesce(enc: Encoder, args: list[Value]) -> Value:
     """The first non-NULL argument (IFNULL is COALESCE with two arguments)."""
     b = enc.b
@@ -117,7 +117,7 @@ def _is_empty_text(enc: Encoder, v: Value) -> FNode:
     return b.FALSE if a is None else b.and_(a.guard, b.eq(a.term, b.str("")))
 
 
-@function("NULLIF", arity=(2, 2), arg_kinds=("any", "any"), collation=True)
+@function("NULLIF", arity=(2, 2), arg_kinds=("any", "any"), collation=True, returns="any")
 def fn_nullif(enc: Encoder, args: list[Value], collation: str) -> Value:
     """NULL when the two arguments are equal (``=`` without affinity, under the
     collation of the first argument that has one), else the first."""
@@ -129,7 +129,7 @@ def fn_nullif(enc: Encoder, args: list[Value], collation: str) -> Value:
     return Value(b.or_(x.null, eq), x.alts)
 
 
-@function("+", arity=(1, 1), arg_kinds=("any",))
+@function("+", arity=(1, 1), arg_kinds=("any",), returns="any")
 def fn_unary_plus(enc: Encoder, args: list[Value]) -> Value:
     """Unary plus: the same value, without the operand's affinity (handled by the IR)."""
     return args[0]

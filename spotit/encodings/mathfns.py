@@ -94,25 +94,25 @@ def _ceil(b, r):
     return b.neg(ops.real_to_int(b.neg(r)))
 
 
-@function("CEIL", "CEILING", arity=(1, 1), arg_kinds=("num",))
+@function("CEIL", "CEILING", arity=(1, 1), arg_kinds=("num",), returns="numeric")
 def fn_ceil(enc: Encoder, args: list[Value]) -> Value:
     """The least integral value not below x (an INTEGER stays itself)."""
     return _integral(enc, args, "CEIL", _ceil)
 
 
-@function("FLOOR", arity=(1, 1), arg_kinds=("num",))
+@function("FLOOR", arity=(1, 1), arg_kinds=("num",), returns="numeric")
 def fn_floor(enc: Encoder, args: list[Value]) -> Value:
     """The greatest integral value not above x (an INTEGER stays itself)."""
     return _integral(enc, args, "FLOOR", _floor)
 
 
-@function("TRUNC", arity=(1, 1), arg_kinds=("num",))
+@function("TRUNC", arity=(1, 1), arg_kinds=("num",), returns="numeric")
 def fn_trunc(enc: Encoder, args: list[Value]) -> Value:
     """x without its fraction, toward zero (an INTEGER stays itself)."""
     return _integral(enc, args, "TRUNC", lambda b, r: b.real_trunc(r))
 
 
-@function("MOD", arity=(2, 2), arg_kinds=("num", "num"))
+@function("MOD", arity=(2, 2), arg_kinds=("num", "num"), returns="numeric")
 def fn_mod(enc: Encoder, args: list[Value]) -> Value:
     """C's fmod of the two doubles, a REAL with the sign of x; NULL when y is 0 (SQLite
     gives NULL for the NaN) or either is NULL. fmod is exact in doubles."""
@@ -142,7 +142,7 @@ def fn_mod(enc: Encoder, args: list[Value]) -> Value:
     return real_value(b, r, b.or_(nx, ny, zero))
 
 
-@function("PI", arity=(0, 0))
+@function("PI", arity=(0, 0), returns="numeric")
 def fn_pi(enc: Encoder, args: list[Value]) -> Value:
     """The double nearest to pi."""
     return real_value(enc.b, enc.b.real(Fraction(math.pi)))
@@ -177,7 +177,7 @@ def _free_of(enc: Encoder, name: str, args: list[Value]) -> Value:
 def _register(name: str, n: int, aliases: tuple[str, ...] = ()) -> None:
     kinds = ("num",) * n
 
-    @function(name, *aliases, arity=(n, n), arg_kinds=kinds, exact=False)
+    @function(name, *aliases, arity=(n, n), arg_kinds=kinds, exact=False, returns="numeric")
     def encode(enc: Encoder, args: list[Value], name=name) -> Value:
         return _free_of(enc, name, args)
 
@@ -198,7 +198,7 @@ for _name, _n in TRANSCENDENTAL.items():
     _register(_name, _n, ("POW",) if _name == "POWER" else ())
 
 
-@function("LOG", arity=(1, 2), arg_kinds=("num", "num"), exact=False)
+@function("LOG", arity=(1, 2), arg_kinds=("num", "num"), exact=False, returns="numeric")
 def fn_log(enc: Encoder, args: list[Value]) -> Value:
     """LOG(x) is the base-10 logarithm, LOG(b, x) the base-b one: uninterpreted."""
     if len(args) == 1:

@@ -21,6 +21,7 @@ from spotit.ir import scalar as S
 SCALAR: dict[type, Callable[..., Any]] = {}
 RELATIONAL: dict[type, Callable[..., Any]] = {}
 FUNCTIONS: dict[str, FunctionSpec] = {}
+RESULT_KINDS = ("numeric", "text", "any")  # the values of ``FunctionSpec.returns``
 WINDOW_FUNCTIONS: dict[str, WindowFunctionSpec] = {}
 
 
@@ -29,9 +30,12 @@ class FunctionSpec:
     """A scalar SQL function's encoding and what the fuzz harness needs to exercise it.
 
     ``arg_kinds`` hints the harness at argument types per position ("num", "text",
-    "any", "date", "fmt" ...); ``exact`` is False when the encoding over-approximates
-    (the true value is always allowed, so proofs stay sound, but a model may be
-    spurious and is then caught by validation on SQLite).
+    "any", "date", "fmt" ...); ``returns`` is the kind of a non-NULL result:
+    "numeric" (always INTEGER or REAL), "text" (always TEXT) or "any" (it depends on
+    the arguments: COALESCE, MAX, REPLACE with an empty pattern ...); ``exact`` is
+    False when the encoding over-approximates (the true value is always allowed, so
+    proofs stay sound, but a model may be spurious and is then caught by validation
+    on SQLite).
     """
 
     name: str
@@ -42,6 +46,7 @@ class FunctionSpec:
     exact: bool = True
     aliases: tuple[str, ...] = field(default=())
     collation: bool = False  # compares its arguments: called with ``collation=<name>``
+    returns: str = "any"  # one of RESULT_KINDS: what ``typeof()`` of a non-NULL result is
 
 
 @dataclass(frozen=True)
@@ -94,15 +99,19 @@ def function(
     arg_kinds: tuple[str, ...] = (),
     exact: bool = True,
     collation: bool = False,
+    returns: str = "any",
 ) -> Callable:
     """Register the encoding of scalar function ``name`` (and its aliases).
 
     ``collation``: the function compares its arguments (MIN, MAX, NULLIF) under the
-    collation of its first argument that has one, passed as ``collation=``."""
+    collation of its first argument that has one, passed as ``collation=``.
+    ``returns``: the kind of its non-NULL results, one of ``RESULT_KINDS``."""
+    if returns not in RESULT_KINDS:
+        raise ValueError(f"function {name}: returns={returns!r}, not one of {RESULT_KINDS}")
 
     def deco(fn: Callable) -> Callable:
         spec = FunctionSpec(name, fn, arity[0], arity[1], arg_kinds, exact, aliases,
-                            collation)
+                            collation, returns)
         for n in (name, *aliases):
             if n in FUNCTIONS:
                 raise RuntimeError(f"function {n} registered twice")

@@ -280,7 +280,7 @@ def _nullable(b: Builder, *nulls: FNode) -> FNode:
     return b.or_(*nulls)
 
 
-@function("LENGTH", arity=(1, 1), arg_kinds=("any",))
+@function("LENGTH", arity=(1, 1), arg_kinds=("any",), returns="numeric")
 def fn_length(enc: Encoder, args: list[Value]) -> Value:
     """Characters of the text (numbers: of their text form); NULL for NULL."""
     b = enc.b
@@ -306,7 +306,7 @@ def _int_arg(enc: Encoder, v: Value) -> tuple[FNode, FNode]:
     return iv.null, iv.alts[0].term
 
 
-@function("SUBSTR", arity=(2, 3), arg_kinds=("text", "int", "int"))
+@function("SUBSTR", arity=(2, 3), arg_kinds=("text", "int", "int"), returns="text")
 def fn_substr(enc: Encoder, args: list[Value]) -> Value:
     """SQLite's substr(): 1-based start, negative start from the end, start 0 takes
     one character less, negative length takes the characters before start. Start
@@ -445,7 +445,7 @@ def _pad(b: Builder, x: FNode, width: int) -> FNode:
     return pad(b, x, width)
 
 
-@function("INSTR", arity=(2, 2), arg_kinds=("text", "text"))
+@function("INSTR", arity=(2, 2), arg_kinds=("text", "text"), returns="numeric")
 def fn_instr(enc: Encoder, args: list[Value]) -> Value:
     """1-based position of the first occurrence of y in x, 0 if none."""
     b = enc.b
@@ -490,7 +490,8 @@ def _instr_case_mapped(enc: Encoder, shape: CaseMap, needle: str) -> FNode:
     return b.ite(best[0], b.plus(best[1], b.int(1)), b.int(0))
 
 
-@function("REPLACE", arity=(3, 3), arg_kinds=("text", "text", "text"))
+# "any", not "text": with an empty pattern SQLite returns x as it is (an INTEGER stays one)
+@function("REPLACE", arity=(3, 3), arg_kinds=("text", "text", "text"), returns="any")
 def fn_replace(enc: Encoder, args: list[Value]) -> Value:
     """Every occurrence of y in x replaced by z, as text. When y is empty SQLite returns
     x itself, its type kept and even when z is NULL (``replace(0, '', NULL)`` is the
@@ -559,13 +560,13 @@ def _case_mapped(enc: Encoder, v: Value, upper: bool) -> Value:
     return Value(n, (Alt(StorageClass.TEXT, b.TRUE, _case_map(enc, s, upper), None, shape),))
 
 
-@function("UPPER", arity=(1, 1), arg_kinds=("text",))
+@function("UPPER", arity=(1, 1), arg_kinds=("text",), returns="text")
 def fn_upper(enc: Encoder, args: list[Value]) -> Value:
     """ASCII letters to upper case (SQLite's default, without ICU)."""
     return _case_mapped(enc, args[0], True)
 
 
-@function("LOWER", arity=(1, 1), arg_kinds=("text",))
+@function("LOWER", arity=(1, 1), arg_kinds=("text",), returns="text")
 def fn_lower(enc: Encoder, args: list[Value]) -> Value:
     return _case_mapped(enc, args[0], False)
 
@@ -629,16 +630,16 @@ def _trim(enc: Encoder, args: list[Value], left: bool, right: bool) -> Value:
     return text_value(b, mid, b.or_(*nulls))
 
 
-@function("TRIM", arity=(1, 2), arg_kinds=("text", "chars"))
+@function("TRIM", arity=(1, 2), arg_kinds=("text", "chars"), returns="text")
 def fn_trim(enc: Encoder, args: list[Value]) -> Value:
     return _trim(enc, args, True, True)
 
 
-@function("LTRIM", arity=(1, 2), arg_kinds=("text", "chars"))
+@function("LTRIM", arity=(1, 2), arg_kinds=("text", "chars"), returns="text")
 def fn_ltrim(enc: Encoder, args: list[Value]) -> Value:
     return _trim(enc, args, True, False)
 
 
-@function("RTRIM", arity=(1, 2), arg_kinds=("text", "chars"))
+@function("RTRIM", arity=(1, 2), arg_kinds=("text", "chars"), returns="text")
 def fn_rtrim(enc: Encoder, args: list[Value]) -> Value:
     return _trim(enc, args, False, True)

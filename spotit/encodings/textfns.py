@@ -36,7 +36,7 @@ SQLITE_MAX_CODE = 0x10FFFF
 REPLACEMENT = 0xFFFD
 
 
-@function("TYPEOF", arity=(1, 1), arg_kinds=("any",))
+@function("TYPEOF", arity=(1, 1), arg_kinds=("any",), returns="text")
 def fn_typeof(enc: Encoder, args: list[Value]) -> Value:
     """'null', 'integer', 'real' or 'text': the value's storage class."""
     b = enc.b
@@ -49,20 +49,20 @@ def fn_typeof(enc: Encoder, args: list[Value]) -> Value:
     return text_value(b, b.ite(x.null, b.str("null"), term))
 
 
-@function("LIKELY", "UNLIKELY", arity=(1, 1), arg_kinds=("any",))
+@function("LIKELY", "UNLIKELY", arity=(1, 1), arg_kinds=("any",), returns="any")
 def fn_likely(enc: Encoder, args: list[Value]) -> Value:
     """Its argument: a hint to SQLite's planner only."""
     return args[0]
 
 
-@function("LIKELIHOOD", arity=(2, 2), arg_kinds=("any", "probability"))
+@function("LIKELIHOOD", arity=(2, 2), arg_kinds=("any", "probability"), returns="any")
 def fn_likelihood(enc: Encoder, args: list[Value]) -> Value:
     """Its first argument (the second, a constant probability, is a planner hint;
     SQLite refuses any other second argument when it prepares the query)."""
     return args[0]
 
 
-@function("UNICODE", arity=(1, 1), arg_kinds=("any",))
+@function("UNICODE", arity=(1, 1), arg_kinds=("any",), returns="numeric")
 def fn_unicode(enc: Encoder, args: list[Value]) -> Value:
     """The code point of the first character of the text form; NULL for '' or NULL."""
     b = enc.b
@@ -83,7 +83,7 @@ def _surrogate(b, code):
     return b.and_(b.le(b.int(0xD800), code), b.le(code, b.int(0xDFFF)))
 
 
-@function("CHAR", arity=(0, None), arg_kinds=("codepoint", "codepoint"))
+@function("CHAR", arity=(0, None), arg_kinds=("codepoint", "codepoint"), returns="text")
 def fn_char(enc: Encoder, args: list[Value]) -> Value:
     """The text of the characters whose code points the arguments are (each read as an
     integer; NULL is 0, out of range is U+FFFD); never NULL."""
@@ -111,7 +111,7 @@ def fn_char(enc: Encoder, args: list[Value]) -> Value:
     return text_value(b, out, b.or_(*nulls))
 
 
-@function("QUOTE", arity=(1, 1), arg_kinds=("any",))
+@function("QUOTE", arity=(1, 1), arg_kinds=("any",), returns="text")
 def fn_quote(enc: Encoder, args: list[Value]) -> Value:
     """The value as an SQL literal: 'NULL', an integer's digits, a text in quotes with
     its quotes doubled; a REAL's literal is left free (see the module)."""
@@ -142,13 +142,13 @@ def _text_uf(enc: Encoder, name: str, v: Value, on_null: str) -> Value:
     return text_value(b, b.ite(t.null, b.str(on_null), value))
 
 
-@function("HEX", arity=(1, 1), arg_kinds=("any",), exact=False)
+@function("HEX", arity=(1, 1), arg_kinds=("any",), exact=False, returns="text")
 def fn_hex(enc: Encoder, args: list[Value]) -> Value:
     """The upper-case hexadecimal of the UTF-8 bytes of the text form ('' for NULL)."""
     return _text_uf(enc, "hex", args[0], "")
 
 
-@function("SOUNDEX", arity=(1, 1), arg_kinds=("text",), exact=False)
+@function("SOUNDEX", arity=(1, 1), arg_kinds=("text",), exact=False, returns="text")
 def fn_soundex(enc: Encoder, args: list[Value]) -> Value:
     """The Soundex code of the text form ('?000' for NULL and text without letters)."""
     return _text_uf(enc, "soundex", args[0], "?000")
@@ -158,7 +158,8 @@ READINGS["uf!hex"] = lambda s: concrete.evaluate("HEX(?)", (str(s),))
 READINGS["uf!soundex"] = lambda s: concrete.evaluate("SOUNDEX(?)", (str(s),))
 
 
-@function("PRINTF", "FORMAT", arity=(1, None), arg_kinds=("fmt", "any"), exact=False)
+@function("PRINTF", "FORMAT", arity=(1, None), arg_kinds=("fmt", "any"), exact=False,
+          returns="text")
 def fn_printf(enc: Encoder, args: list[Value]) -> Value:
     """The format filled in: NULL for a NULL format, else a free text or NULL (SQLite
     gives NULL for a conversion it does not know, '%H'), the same for the same call on
