@@ -67,10 +67,20 @@ def _kinds(kinds: tuple[str, ...], variadic: bool) -> str:
     return ", ".join(kinds) + ("..." if variadic else "")
 
 
+def _alias(name: str) -> str:
+    """An alias, with its arity where it has one of its own (IFNULL/2)."""
+    own, canonical = FUNCTIONS[name], FUNCTIONS[FUNCTIONS[name].name]
+    if (own.min_args, own.max_args) == (canonical.min_args, canonical.max_args):
+        return name
+    return f"{name}/{_arity(own.min_args, own.max_args)}"
+
+
 def _functions() -> list[_Function]:
-    specs: dict[str, FunctionSpec] = {s.name: s for s in FUNCTIONS.values()}
+    # each function under its own name (an alias may have an arity of its own)
+    specs: dict[str, FunctionSpec] = {s.name: FUNCTIONS[s.name] for s in FUNCTIONS.values()}
     return [
-        _Function(s.name, tuple(sorted(s.aliases)), _arity(s.min_args, s.max_args),
+        _Function(s.name, tuple(_alias(a) for a in sorted(s.aliases)),
+                  _arity(s.min_args, s.max_args),
                   _kinds(s.arg_kinds, s.max_args is None), s.returns,
                   "exact" if s.exact else "over-approximated")
         for _, s in sorted(specs.items())

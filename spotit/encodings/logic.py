@@ -99,7 +99,7 @@ def encode_case(enc: Encoder, e: S.Case, env: Env) -> Value:
     return choose_many(enc.b, cases, enc.value(e.else_, env))
 
 
-@function("COALESCE", arity=(2, None), arg_kinds=("any", "any"), returns="any")
+@function("COALESCE", ("IFNULL", (2, 2)), arity=(2, None), arg_kinds=("any", "any"), returns="any")
 def fn_coalesce(enc: Encoder, args: list[Value]) -> Value:
     """The first non-NULL argument (IFNULL is COALESCE with two arguments)."""
     b = enc.b

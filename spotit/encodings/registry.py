@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from spotit.ir import relational as R
@@ -47,6 +47,9 @@ class FunctionSpec:
     aliases: tuple[str, ...] = field(default=())
     collation: bool = False  # compares its arguments: called with ``collation=<name>``
     returns: str = "any"  # one of RESULT_KINDS: what ``typeof()`` of a non-NULL result is
+
+    def arity_ok(self, n: int) -> bool:
+        return self.min_args <= n and (self.max_args is None or n <= self.max_args)
 
 
 @dataclass(frozen=True)
@@ -94,14 +97,16 @@ def encodes(cls: type) -> Callable:
 
 def function(
     name: str,
-    *aliases: str,
+    *aliases: str | tuple[str, tuple[int, int | None]],
     arity: tuple[int, int | None],
     arg_kinds: tuple[str, ...] = (),
     exact: bool = True,
     collation: bool = False,
     returns: str = "any",
 ) -> Callable:
-    """Register the encoding of scalar function ``name`` (and its aliases).
+    """Register the encoding of scalar function ``name`` (and its aliases: a name, or
+    ``(name, (min, max))`` for one of its own arity, as IFNULL is COALESCE of two).
+    The binder reads every call through here: an alias becomes ``name``.
 
     ``collation``: the function compares its arguments (MIN, MAX, NULLIF) under the
     collation of its first argument that has one, passed as ``collation=``.
@@ -110,12 +115,15 @@ def function(
         raise ValueError(f"function {name}: returns={returns!r}, not one of {RESULT_KINDS}")
 
     def deco(fn: Callable) -> Callable:
-        spec = FunctionSpec(name, fn, arity[0], arity[1], arg_kinds, exact, aliases,
+        names = tuple(a if isinstance(a, str) else a[0] for a in aliases)
+        spec = FunctionSpec(name, fn, arity[0], arity[1], arg_kinds, exact, names,
                             collation, returns)
-        for n in (name, *aliases):
+        for alias in (name, *aliases):
+            n, own = (alias, spec) if isinstance(alias, str) else (
+                alias[0], replace(spec, min_args=alias[1][0], max_args=alias[1][1]))
             if n in FUNCTIONS:
                 raise RuntimeError(f"function {n} registered twice")
-            FUNCTIONS[n] = spec
+            FUNCTIONS[n] = own
         return fn
 
     return deco

@@ -306,7 +306,7 @@ def _int_arg(enc: Encoder, v: Value) -> tuple[FNode, FNode]:
     return iv.null, iv.alts[0].term
 
 
-@function("SUBSTR", arity=(2, 3), arg_kinds=("text", "int", "int"), returns="text")
+@function("SUBSTR", "SUBSTRING", arity=(2, 3), arg_kinds=("text", "int", "int"), returns="text")
 def fn_substr(enc: Encoder, args: list[Value]) -> Value:
     """SQLite's substr(): 1-based start, negative start from the end, start 0 takes
     one character less, negative length takes the characters before start. Start

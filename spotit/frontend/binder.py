@@ -48,6 +48,14 @@ class _Col:
     rowid: bool = False  # what the names rowid, oid and _rowid_ mean in this table
 
 
+
+def registered_function(name: str):
+    """The registry's entry for scalar function ``name`` (or an alias), or None."""
+    import spotit.encodings  # noqa: F401  (every registration has run)
+    from spotit.encodings.registry import FUNCTIONS
+
+    return FUNCTIONS.get(name)
+
 def _as_column(c: Collation | None) -> Collation:
     """A derived table's, view's or CTE's column: the collation of its expression,
     BINARY if none, and no longer explicit (SQLite's ``sqlite3SubqueryColumnTypes``)."""
@@ -721,14 +729,11 @@ class _Binder:
             if len(args) != 3:
                 raise BindError("wrong number of arguments to function IIF()", pos=f.pos)
             return S.Case(((args[0], args[1]),), args[2])
-        if name in ("SUBSTRING",):
-            name = "SUBSTR"
-        if name in ("IFNULL",):
-            if len(args) != 2:
-                raise BindError("wrong number of arguments to function IFNULL()", pos=f.pos)
-            name = "COALESCE"
-        if name == "COALESCE" and len(args) < 2:
-            raise BindError("wrong number of arguments to function COALESCE()", pos=f.pos)
+        spec = registered_function(name)
+        if spec is not None:  # (else: unsupported when encoded, or SQLite's error)
+            if not spec.arity_ok(len(args)):
+                raise BindError(f"wrong number of arguments to function {name}()", pos=f.pos)
+            name = spec.name  # an alias is its function: SUBSTRING is SUBSTR
         return S.Call(name, args)
 
     def window_call(self, f: A.Function, scope: _Scope, clause: str, aggs: _AggState | None
