@@ -125,3 +125,12 @@ def test_focused_expressions_reach_every_function():
     assert "CURRENT_DATE" in registry.FUNCTIONS and "CURRENT_DATE" not in functions
     missing = [f for f in functions if not any(f"{f}(" in e for e in drawn)]
     assert len(functions) > 20 and not missing, missing
+
+
+def test_the_summary_says_how_often_the_only_operator_ran():
+    report = FuzzReport(solvers=("z3",), seed=0, only="SIGN")
+    report.coverage["operators"] = Counter({"SIGN": 7, "ABS": 2})
+    assert "--only SIGN: exercised 7 time(s)" in report.summary()
+    report.coverage["operators"] = Counter({"ABS": 2})
+    assert "--only SIGN: exercised 0 time(s) in the checked expressions (WARNING: never)" \
+        in report.summary()

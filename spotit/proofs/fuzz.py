@@ -140,6 +140,7 @@ class FuzzReport:
     coverage: dict[str, Counter] = field(default_factory=dict)
     expected_operators: frozenset[str] = frozenset()  # those a warning names when unused
     seeds: SeedSet | None = None  # a user's seed queries for the end-to-end part
+    only: str | None = None  # --only: the operator every checked expression is built on
     # hashes of the cases checked, per (part, solver): a repeat is not checked again
     seen: dict[tuple[str, str], set[int]] = field(default_factory=dict, repr=False)
 
@@ -237,6 +238,10 @@ class FuzzReport:
             lines.append("edge values (Thm 1 expressions): " + ", ".join(
                 f"{name} {edges.get(name, 0)}" for name in reach.EDGE_CLASSES))
         ops = self.coverage.get("operators")
+        if self.only is not None and self.only != "RULES":
+            n = (ops or {}).get(self.only.upper(), 0)
+            lines.append(f"--only {self.only}: exercised {n} time(s) in the checked "
+                         f"expressions" + ("" if n else " (WARNING: never)"))
         if ops:
             least = sorted(ops.items(), key=lambda kv: (kv[1], kv[0]))[:8]
             lines.append(f"operators exercised: {len(ops)}; least: " + ", ".join(
@@ -358,7 +363,7 @@ def fuzz(*, examples: int | None = None, minutes: float | None = None,
         examples = 100
     STOP.clear()
     watching = _watch(Path(stop_file)) if stop_file is not None else None
-    report = FuzzReport(solvers=solvers, seed=seed, seeds=seeds,
+    report = FuzzReport(solvers=solvers, seed=seed, seeds=seeds, only=only,
                         expected_operators=frozenset(reach.expected_operators()
                                                      if only is None else ()))
     start = time.monotonic()
@@ -510,7 +515,7 @@ def fuzz_in_parallel(*, jobs: int, examples: int | None = None, minutes: float |
 
     def empty() -> FuzzReport:
         return FuzzReport(solvers=tuple(kwargs.get("solvers", ("z3",))), seed=seed, jobs=jobs,
-                          seeds=kwargs.get("seeds"),
+                          seeds=kwargs.get("seeds"), only=kwargs.get("only"),
                           expected_operators=frozenset(reach.expected_operators()
                                                        if kwargs.get("only") is None else ()))
 
