@@ -134,3 +134,17 @@ def test_the_summary_says_how_often_the_only_operator_ran():
     report.coverage["operators"] = Counter({"ABS": 2})
     assert "--only SIGN: exercised 0 time(s) in the checked expressions (WARNING: never)" \
         in report.summary()
+
+
+def test_unsupported_expressions_are_counted_by_reason():
+    from types import SimpleNamespace
+
+    from spotit.proofs.fuzz import _tally
+
+    report = FuzzReport(solvers=("z3",), seed=0)
+    for detail in ("date modifier '+3 days' on a time value", "date modifier '+4 days' on a "
+                   "time value", "STRFTIME with a non-constant format"):
+        _tally(report, SimpleNamespace(kind="unsupported", detail=detail))
+    assert report.unsupported == 3
+    assert report.unsupported_reasons.most_common(1)[0][1] == 2  # one cause, counted once
+    assert "2 date modifier … on a time value; 1 STRFTIME" in report.summary()

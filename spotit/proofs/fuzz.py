@@ -14,6 +14,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import signal
 import threading
 import time
@@ -128,6 +129,7 @@ class FuzzReport:
     rule_cases: dict[str, int] = field(default_factory=dict)  # rule -> (query, semantics)
     inconclusive: int = 0  # solver timeouts or unknowns
     unsupported: int = 0  # expressions outside the fragment
+    unsupported_reasons: Counter = field(default_factory=Counter)  # reason -> expressions
     spurious_pairs: int = 0  # query pairs on which the solver offered an unconfirmed model
     discrepancies: list[Discrepancy] = field(default_factory=list)
     seconds: float = 0.0
@@ -177,6 +179,7 @@ class FuzzReport:
             "discrepancy_details": [d.__dict__ for d in self.discrepancies],
             "inconclusive": self.inconclusive,
             "unsupported": self.unsupported,
+            "unsupported_reasons": dict(self.unsupported_reasons.most_common()),
             "seconds": round(self.seconds, 1),
             "solvers": list(self.solvers),
             "seed": self.seed,
@@ -221,7 +224,10 @@ class FuzzReport:
             f" ({self.crashes} crashes)",
             f"spurious rate (query pairs):   {self.spurious_rate:.1%}",
             f"inconclusive (solver timeout): {self.inconclusive}",
-            f"unsupported expressions:       {self.unsupported}",
+            f"unsupported expressions:       {self.unsupported}" + (
+                " (" + "; ".join(f"{n} {why}" for why, n in
+                                 self.unsupported_reasons.most_common(4)) + ")"
+                if self.unsupported_reasons else ""),
             f"solvers: {', '.join(self.solvers)}; seed {self.seed}{self._workers()}; "
             f"{self.seconds:.0f} s",
         ]
@@ -595,6 +601,7 @@ def _merge(total: FuzzReport, i: int, seed: int, out: dict[str, Any]) -> None:
                  "tables_checked", "query_pairs_checked", "rules_checked",
                  "inconclusive", "unsupported", "spurious_pairs"):
         setattr(total, name, getattr(total, name) + part[name])
+    total.unsupported_reasons.update(part.get("unsupported_reasons", {}))
     for rule, n in part["rule_cases"].items():
         total.rule_cases[rule] = total.rule_cases.get(rule, 0) + n
     for kind, counts in part.get("coverage", {}).items():
@@ -692,7 +699,16 @@ def _tally(report: FuzzReport, outcome):
     """Count a Thm 1 outcome that is not a verdict (a solver timeout, unsupported)."""
     report.inconclusive += outcome.kind == "error"
     report.unsupported += outcome.kind == "unsupported"
+    if outcome.kind == "unsupported":
+        report.unsupported_reasons[_reason(getattr(outcome, "detail", "") or "")] += 1
     return outcome.kind, outcome
+
+
+def _reason(detail: str) -> str:
+    """An unsupported expression's reason without its particulars (quoted values,
+    numbers), so that one cause is counted once."""
+    text = re.sub(r"'[^']*'|\d+", "…", detail.splitlines()[0] if detail else "unknown")
+    return text[:80]
 
 
 def _run_part(part: str, solver: str, n: int, run_seed: int, stop_at: float | None,
