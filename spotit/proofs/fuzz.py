@@ -304,8 +304,10 @@ def _search(strategy: st.SearchStrategy, check_one: Callable[[Any], tuple[str, A
         if failure is not None:
             if case == failure[0]:
                 raise _Found  # Hypothesis replays its best failing case at the end
-            if time.monotonic() - state["found_at"] > SHRINK_SECONDS:
-                raise _ShrunkEnough
+            now = time.monotonic()
+            if now - state["found_at"] > SHRINK_SECONDS or (stop_at is not None
+                                                             and now > stop_at):
+                raise _ShrunkEnough  # (shrinking keeps the run's budget too)
         elif stop_at is not None and time.monotonic() > stop_at:
             return
         if STOP.is_set():
