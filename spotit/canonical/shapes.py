@@ -22,8 +22,13 @@ def _names(plan: R.Rel, semantics: str) -> R.Rel:
 @rule("re-projection merged")
 def _merge_projections(plan: R.Rel, semantics: str) -> R.Rel:
     """A projection of a projection that only picks columns or constants (a derived
-    table that renames or re-projects) is one projection."""
-    return bottom_up(plan, _merged)
+    table that renames or re-projects) is one projection; the outermost projection
+    that picks every column in order (``SELECT * FROM (q)``) is q: above the result
+    nothing reads its columns' affinity or collation."""
+    plan = bottom_up(plan, _merged)
+    if isinstance(plan, R.Project) and picks(plan) == tuple(range(len(plan.input.columns))):
+        return plan.input
+    return plan
 
 
 def _merged(p: R.Rel) -> R.Rel:
