@@ -60,11 +60,14 @@ def variants(sql: str) -> list[tuple[str, str, bool]]:
         _mutate(kind, _sites(t)[at[len(at) // 2]][1], 1)
         out.append((kind, t.sql(dialect="sqlite"), kind in KEEPING))
     renamed = tree.copy()
-    aliases = {a.name for a in renamed.find_all(exp.TableAlias) if a.name}
+    # table and subquery aliases, not the names of CTEs (FROM refers to those)
+    ctes = {a.name for a in renamed.find_all(exp.TableAlias) if isinstance(a.parent, exp.CTE)}
+    aliases = {a.name for a in renamed.find_all(exp.TableAlias)
+               if a.name and not isinstance(a.parent, exp.CTE)} - ctes
     if aliases:
         mapping = {a: f"zz_{i}" for i, a in enumerate(sorted(aliases))}
         for node in renamed.find_all(exp.TableAlias):
-            if node.name in mapping:
+            if node.name in mapping and not isinstance(node.parent, exp.CTE):
                 node.set("this", exp.to_identifier(mapping[node.name]))
         for col in renamed.find_all(exp.Column):
             if col.table in mapping:
