@@ -9,7 +9,7 @@ from spotit.canonical.registry import rule
 from spotit.canonical.trees import SUBQUERIES, bottom_up, picks, refs_to, reindex
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.types import BINARY
+from spotit.ir.types import BINARY, Affinity
 from spotit.ir.walk import iter_exprs, rewrite, without_names
 
 
@@ -24,11 +24,17 @@ def _merge_projections(plan: R.Rel, semantics: str) -> R.Rel:
     """A projection of a projection that only picks columns or constants (a derived
     table that renames or re-projects) is one projection; the outermost projection
     that picks every column in order (``SELECT * FROM (q)``) is q: above the result
-    nothing reads its columns' affinity or collation."""
+    nothing reads its columns' affinity or collation (so the outermost projection
+    does not keep them either)."""
     plan = bottom_up(plan, _merged)
-    if isinstance(plan, R.Project) and picks(plan) == tuple(range(len(plan.input.columns))):
+    if not isinstance(plan, R.Project):
+        return plan
+    if picks(plan) == tuple(range(len(plan.input.columns))):
         return plan.input
-    return plan
+    exprs = tuple(replace(e, affinity=Affinity.NONE, collation=None)
+                  if isinstance(e, S.ColumnRef) and e.depth == 0 else e for e in plan.exprs)
+    out = tuple(replace(c, affinity=Affinity.NONE, collation=None) for c in plan.out)
+    return R.Project(plan.input, exprs, out)
 
 
 def _merged(p: R.Rel) -> R.Rel:
