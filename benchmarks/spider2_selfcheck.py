@@ -46,7 +46,7 @@ CHANGING = ("operator", "constant", "drop", "limit", "direction")
 def variants(sql: str) -> list[tuple[str, str, bool]]:
     """(kind, query, keeps the meaning) for the gold ``sql``."""
     out = [("self", sql, True),
-           ("where-true", f"SELECT * FROM ({sql.strip().rstrip(';')}) AS w WHERE 1 = 1", True)]
+           ("where-true", f"SELECT * FROM (\n{sql.strip().rstrip(';')}\n) AS w WHERE 1 = 1", True)]
     try:
         tree = sqlglot.parse_one(sql, dialect="sqlite")
     except sqlglot.errors.ParseError:
