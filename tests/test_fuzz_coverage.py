@@ -148,3 +148,18 @@ def test_unsupported_expressions_are_counted_by_reason():
     assert report.unsupported == 3
     assert report.unsupported_reasons.most_common(1)[0][1] == 2  # one cause, counted once
     assert "2 date modifier … on a time value; 1 STRFTIME" in report.summary()
+
+
+def test_reproducers_of_one_finding_are_grouped():
+    from spotit.proofs.fuzz import Discrepancy
+
+    report = FuzzReport(solvers=("z3", "cvc5"), seed=0)
+    report.discrepancies = [
+        Discrepancy("expressions", "z3", "SIGN('12abc'): SQLite NULL, encoding 1", "a.json"),
+        Discrepancy("expressions", "cvc5", "SIGN('7abc'): SQLite NULL, encoding 1", "b.json"),
+        Discrepancy("tables", "z3", "another claim", "c.json"),
+    ]
+    assert [len(g) for g in report.findings()] == [2, 1]
+    text = report.summary()
+    assert "3 (0 crashes; 2 distinct)" in text
+    assert "-> a.json (and 1 more reproducer(s) of it: b.json)" in text

@@ -221,7 +221,7 @@ class FuzzReport:
             f"query pairs checked (end to end): {self.query_pairs_checked}",
             f"queries checked (rules):       {self.rules_checked}",
             f"discrepancies:                 {len(self.discrepancies)}"
-            f" ({self.crashes} crashes)",
+            f" ({self.crashes} crashes; {len(self.findings())} distinct)",
             f"spurious rate (query pairs):   {self.spurious_rate:.1%}",
             f"inconclusive (solver timeout): {self.inconclusive}",
             f"unsupported expressions:       {self.unsupported}" + (
@@ -254,10 +254,23 @@ class FuzzReport:
                 f"{name} {n}" for name, n in least))
         for w in self.coverage_warnings():
             lines.append(f"  WARNING: {w}")
-        for d in self.discrepancies:
+        for group in self.findings():
+            d = group[0]
             label = "CRASH" if d.kind == CRASH else "DISCREPANCY"
-            lines.append(f"  {label} [{d.part}, {d.solver}] {d.detail}\n    -> {d.reproducer}")
+            more = (f" (and {len(group) - 1} more reproducer(s) of it: "
+                    + ", ".join(x.reproducer for x in group[1:]) + ")") if len(group) > 1 else ""
+            lines.append(f"  {label} [{d.part}, {d.solver}] {d.detail}\n    -> {d.reproducer}"
+                         + more)
         return "\n".join(lines)
+
+    def findings(self) -> list[list[Discrepancy]]:
+        """The discrepancies grouped by finding: the same claim, kind and message (its
+        particulars stripped) are one bug met several times (by several solvers or
+        workers); the first reproducer of each group is the one to read."""
+        groups: dict[tuple[str, str, str], list[Discrepancy]] = {}
+        for d in self.discrepancies:
+            groups.setdefault((d.part, d.kind, _reason(d.detail)), []).append(d)
+        return list(groups.values())
 
 
 class _Found(Exception):
