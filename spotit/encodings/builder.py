@@ -16,7 +16,7 @@ from fractions import Fraction
 from pysmt.environment import Environment, get_env
 from pysmt.fnode import FNode
 from pysmt.operators import STR_INDEXOF, STR_LENGTH
-from pysmt.typing import BOOL, INT, REAL, STRING, PySMTType
+from pysmt.typing import BOOL, INT, REAL, STRING, FunctionType, PySMTType
 
 from spotit.errors import BudgetExceeded
 from spotit.smt import ops
@@ -386,6 +386,47 @@ class Builder:
         if a.is_constant():
             return self.int(len(a.constant_value()))
         return self.m.StrLength(a)
+
+    # Text in the model never holds NUL (``char(0)``): SQLite's C functions stop there.
+
+    def char_at(self, s: FNode, i: FNode) -> FNode:
+        """The one-character text at 0-based position ``i`` ('' past the end)."""
+        return self.m.StrCharAt(s, i)
+
+    def substr(self, s: FNode, start: FNode, count: FNode) -> FNode:
+        """SMT-LIB's ``str.substr``: 0-based ``start``, at most ``count`` characters."""
+        return self.m.StrSubstr(s, start, count)
+
+    def contains(self, s: FNode, part: FNode) -> FNode:
+        return self.m.StrContains(s, part)
+
+    def starts_with(self, s: FNode, prefix: FNode) -> FNode:
+        return self.m.StrPrefixOf(prefix, s)
+
+    def ends_with(self, s: FNode, suffix: FNode) -> FNode:
+        return self.m.StrSuffixOf(suffix, s)
+
+    def index_of(self, s: FNode, part: FNode, start: FNode) -> FNode:
+        """0-based position of ``part`` in ``s`` from ``start``, -1 if absent."""
+        return self.m.StrIndexOf(s, part, start)
+
+    # ------------------------------------------------------------------ functions
+
+    def uf(self, name: str, ret: PySMTType, args: Iterable[FNode],
+           params: Iterable[PySMTType] | None = None) -> FNode:
+        """An uninterpreted function ``uf!<name>`` applied to ``args`` (one symbol per
+        name and signature: the same name and arguments are the same term)."""
+        args = list(args)
+        types = list(params) if params is not None else [a.get_type() for a in args]
+        return self.m.Function(self.m.Symbol(f"uf!{name}", FunctionType(ret, types)), args)
+
+    def declared(self, name: str) -> FNode:
+        """The symbol ``name`` as declared in this environment (KeyError-like if not)."""
+        return self.m.get_symbol(name)
+
+    def size(self) -> int:
+        """How many distinct formulas the environment holds (the encoder's budget)."""
+        return len(self.m.formulae)
 
 
 def _flatten(args) -> Iterable[FNode]:

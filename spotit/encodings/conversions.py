@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pysmt.fnode import FNode
-from pysmt.typing import STRING, FunctionType
+from pysmt.typing import STRING
 
 from spotit import concrete
 from spotit.encodings import numtext, textorder
@@ -315,7 +315,7 @@ def real_text(enc: Encoder, r: FNode, taken: FNode | None = None) -> FNode:
         # '%!.15g' writes a point ('1.0e+20', '0.1'): never an integer's text; past
         # the largest double SQLite prints 'Inf'
         finite = b.and_(b.lt(b.real(-(10**308)), r), b.lt(r, b.real(10**308)))
-        enc.side.append(b.implies(finite, b.m.StrContains(other, b.str("."))))
+        enc.side.append(b.implies(finite, b.contains(other, b.str("."))))
     return b.ite(integral, exact, other)
 
 
@@ -518,5 +518,4 @@ def merge_alt(b: Builder, alts: list[Alt], new: Alt) -> list[Alt]:
 
 def _uf(enc: Encoder, name: str, ret, arg: FNode) -> FNode:
     """An uninterpreted function of ``arg`` (same input, same output across the formula)."""
-    fn = enc.b.m.Symbol(f"uf!{name}", FunctionType(ret, [arg.get_type()]))
-    return enc.b.m.Function(fn, [arg])
+    return enc.b.uf(name, ret, [arg])

@@ -55,7 +55,7 @@ def _kept_on_insert(b: Builder, affinity: Affinity, alts: list[Alt]) -> FNode:
             out.append(b.not_(a.guard))
         elif a.cls is StorageClass.TEXT and a.date is None and affinity in (
                 Affinity.NUMERIC, Affinity.INTEGER, Affinity.REAL):
-            first = b.m.StrCharAt(a.term, b.int(0))
+            first = b.char_at(a.term, b.int(0))
             looks = b.and_(b.not_(b.eq(a.term, b.str(""))),
                            b.or_(*(b.eq(first, b.str(c)) for c in _NUMBER_START)))
             out.append(b.implies(a.guard, b.not_(looks)))
@@ -525,7 +525,7 @@ def _domain_constraint(b: Builder, cls: StorageClass, term: FNode) -> FNode:
         return b.and_(b.le(b.int(INT64_MIN), term), b.le(term, b.int(INT64_MAX)))
     if cls is StorageClass.TEXT:
         # SQLite text never holds NUL in practice (C strings); keep models loadable.
-        return b.not_(b.m.StrContains(term, b.str("\x00")))
+        return b.not_(b.contains(term, b.str("\x00")))
     return b.TRUE
 
 

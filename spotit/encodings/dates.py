@@ -39,7 +39,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from pysmt.fnode import FNode
-from pysmt.typing import BOOL, INT, STRING, FunctionType
+from pysmt.typing import BOOL, INT, STRING
 
 from spotit import concrete
 from spotit.encodings.builder import Builder
@@ -145,8 +145,7 @@ def _lit_re(b: Builder, s: str):
 
 
 def _uf(enc: Encoder, name: str, ret, arg: FNode) -> FNode:
-    fn = enc.b.m.Symbol(f"uf!{name}", FunctionType(ret, [arg.get_type()]))
-    return enc.b.m.Function(fn, [arg])
+    return enc.b.uf(name, ret, [arg])
 
 
 _TIME_START = set("0123456789+-. \t\n\x0b\x0c\rnN")
@@ -266,7 +265,7 @@ def _shape(b: Builder, s: FNode, template: str, offset: int = 0) -> FNode:
     regular expressions."""
     tests = []
     for i, t in enumerate(template):
-        ch = b.m.StrCharAt(s, b.int(offset + i))
+        ch = b.char_at(s, b.int(offset + i))
         if t == "9":
             tests.append(ops.str_is_digit(ch))
         elif t == " ":
@@ -277,7 +276,7 @@ def _shape(b: Builder, s: FNode, template: str, offset: int = 0) -> FNode:
 
 
 def _only_spaces_after(b: Builder, s: FNode, n: int) -> FNode:
-    tail = b.m.StrSubstr(s, b.int(n), b.minus(b.str_len(s), b.int(n)))
+    tail = b.substr(s, b.int(n), b.minus(b.str_len(s), b.int(n)))
     return b.or_(b.eq(b.str_len(s), b.int(n)),
                  ops.str_in_re(tail, ops.re_star(_lit_re(b, " "))))
 
@@ -293,7 +292,7 @@ def _parse_text(enc: Encoder, s: FNode) -> TimeValue:
     day, longer fractions, time zones, 'now' stored as text) get a free,
     over-approximated reading."""
     b = enc.b
-    sub = lambda i, n: ops.str_to_int(b.m.StrSubstr(s, b.int(i), b.int(n)))  # noqa: E731
+    sub = lambda i, n: ops.str_to_int(b.substr(s, b.int(i), b.int(n)))  # noqa: E731
     y, m, d = sub(0, 4), sub(5, 2), sub(8, 2)
     H, M, S = sub(11, 2), sub(14, 2), sub(17, 2)
     date_head = _shape(b, s, DATE_SHAPE)
@@ -321,8 +320,8 @@ def _parse_text(enc: Encoder, s: FNode) -> TimeValue:
     # What else SQLite might read (a superset): a number (a Julian day; it starts
     # like a number and ends in a digit, '.' or a space), a date followed by a time
     # that is not in the exact shape, a negative year, a time of day, 'now'.
-    first = b.m.StrCharAt(s, b.int(0))
-    last = b.m.StrCharAt(s, b.minus(b.str_len(s), b.int(1)))
+    first = b.char_at(s, b.int(0))
+    last = b.char_at(s, b.minus(b.str_len(s), b.int(1)))
     number_like = b.and_(
         b.or_(ops.str_is_digit(first), *(b.eq(first, b.str(c)) for c in "+-. \t\n\r")),
         b.or_(ops.str_is_digit(last), b.eq(last, b.str(".")), b.eq(last, b.str(" "))),

@@ -122,7 +122,7 @@ class Encoder:
         self._closed: dict[S.Expr, bool] = {}
         self.collation_keys: dict = {}  # (collation, text term) -> key alternative
         self.case_maps: dict = {}  # (text term, upper?) -> its UPPER/LOWER symbol
-        self._budget_start = len(self.b.m.formulae)
+        self._budget_start = self.b.size()
         if self.options.deadline is not None:
             self.b.deadline = self.options.deadline
         self._encoded = 0  # expressions encoded (the deadline is looked at every 256)
@@ -286,7 +286,7 @@ class Encoder:
             self.determinism.append(irrelevant_when)
 
     def _check_budget(self) -> None:
-        grown = len(self.b.m.formulae) - self._budget_start
+        grown = self.b.size() - self._budget_start
         if grown > self.options.max_nodes:
             raise BudgetExceeded(
                 f"formula exceeds {self.options.max_nodes} nodes at bound {self.db.k}"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from pysmt.typing import BOOL, REAL, FunctionType
+from pysmt.typing import BOOL, REAL
 
 from spotit import concrete
 from spotit.encodings import conversions as C
@@ -164,11 +164,8 @@ def _free_of(enc: Encoder, name: str, args: list[Value]) -> Value:
     b = enc.b
     read = [_real(enc, a) for a in args]
     terms = [t for _, t in read]
-    value_fn = b.m.Symbol(f"uf!math_{name.lower()}", FunctionType(REAL, [REAL] * len(terms)))
-    null_fn = b.m.Symbol(f"uf!math_{name.lower()}_null",
-                         FunctionType(BOOL, [REAL] * len(terms)))
-    value = b.m.Function(value_fn, terms)
-    undefined = b.m.Function(null_fn, terms)
+    value = b.uf(f"math_{name.lower()}", REAL, terms, [REAL] * len(terms))
+    undefined = b.uf(f"math_{name.lower()}_null", BOOL, terms, [REAL] * len(terms))
     if len(terms) == 1:
         enc.reading_points += [(terms[0], value), (terms[0], undefined)]
     return real_value(b, value, b.or_(*(n for n, _ in read), undefined))

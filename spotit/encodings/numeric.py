@@ -17,7 +17,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from pysmt.fnode import FNode
-from pysmt.typing import BOOL, REAL, FunctionType
+from pysmt.typing import BOOL, REAL
 
 from spotit.encodings import conversions as C
 from spotit.encodings import numtext
@@ -326,11 +326,9 @@ def fn_round(enc: Encoder, args: list[Value]) -> Value:
         whole = b.to_real(b.real_trunc(b.plus(scaled, half)))
         nudged = b.to_real(b.real_trunc(b.plus(b.plus(scaled, half), b.times(
             b.times(size, b.real(PRINTF_NUDGE)), scale))))
-        up = b.m.Function(b.m.Symbol(f"uf!round_nudged_{digits}",
-                                     FunctionType(BOOL, [REAL])), [r])
+        up = b.uf(f"round_nudged_{digits}", BOOL, [r], [REAL])
         limit = Fraction(1, 4) if digits == 15 else Fraction(2) ** (45 - 3 * digits)
-        drifting = b.m.Function(b.m.Symbol(f"uf!round_printf_{digits}",
-                                           FunctionType(REAL, [REAL])), [r])
+        drifting = b.uf(f"round_printf_{digits}", REAL, [r], [REAL])
         enc.reading_points += [(r, up), (r, drifting)]
         nudging = b.lt(size, b.real(limit))
         # exact where the nudge changes nothing (away from a decimal tie) and the

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from pysmt.fnode import FNode
-from pysmt.typing import BOOL, INT, REAL, STRING, FunctionType
+from pysmt.typing import BOOL, INT, REAL, STRING
 
 from spotit.encodings.builder import Builder
 from spotit.smt import ops
@@ -79,7 +79,7 @@ def _decompose(enc, s: FNode) -> NumericText:
     b: Builder = enc.b
     ws, sign, idig, point, fdig, rest = (b.fresh(f"num_{n}", STRING)
                                          for n in ("W", "G", "I", "P", "F", "R"))
-    first = lambda x: b.m.StrCharAt(x, b.int(0))  # noqa: E731
+    first = lambda x: b.char_at(x, b.int(0))  # noqa: E731
     digit = _digits_re(b)
     after_w = b.concat(sign, b.concat(idig, b.concat(point, rest)))
     after_i = b.concat(point, rest)
@@ -182,8 +182,7 @@ def integer_prefix(enc, s: FNode, nt: NumericText) -> FNode:
 
 def uf(enc, name: str, ret, arg: FNode) -> FNode:
     """An uninterpreted function of ``arg``: same input, same output."""
-    fn = enc.b.m.Symbol(f"uf!{name}", FunctionType(ret, [arg.get_type()]))
-    return enc.b.m.Function(fn, [arg])
+    return enc.b.uf(name, ret, [arg])
 
 
 __all__ = ["BOOL", "INT", "REAL", "NumericText", "decompose", "integer_fits",

@@ -29,7 +29,7 @@ from typing import Any
 
 from pysmt.fnode import FNode
 from pysmt.operators import MINUS, PLUS, TIMES, TOREAL
-from pysmt.typing import REAL, FunctionType
+from pysmt.typing import REAL
 
 from spotit import concrete
 from spotit.encodings.builder import Builder, int_interval
@@ -65,13 +65,13 @@ def rounded(enc: Encoder, exact: FNode, taken: FNode | None = None) -> FNode:
         if double is not None:
             if value.denominator != 1:
                 # a symbolic value equal to it rounds alike, and ones beside it in order
-                enc.side.append(b.eq(b.m.Function(_round_function(b), [exact]), double))
+                enc.side.append(b.eq(_round(b, exact), double))
                 _monotone(enc, exact, double)
                 points[exact] = double
             return double
     elif (is_integral(exact) and _within(exact, EXACT_INTEGERS)) or _is_double(exact):
         return exact
-    r = b.m.Function(_round_function(b), [exact])
+    r = _round(b, exact)
     size = magnitude(b, exact)
     slack = b.plus(b.times(b.real(UNIT), size), b.real(SUBNORMAL))
     enc.side.append(b.le(b.minus(r, exact), slack))
@@ -116,7 +116,7 @@ def accumulated(enc: Encoder, exact: FNode, size: FNode, n: int, taken: FNode) -
         return exact  # 0.0 + x is x
     if not is_integral(exact):
         enc.unmodelled.add(SUM_ORDER)
-    r = b.m.Function(b.m.Symbol("uf!accumulate", FunctionType(REAL, [REAL])), [exact])
+    r = b.uf("accumulate", REAL, [exact], [REAL])
     slack = b.plus(b.times(b.real((n - 1) * UNIT), size), b.real((n - 1) * SUBNORMAL))
     enc.side.append(b.le(b.minus(r, exact), slack))
     enc.side.append(b.le(b.minus(exact, r), slack))
@@ -178,7 +178,7 @@ def parsed(enc: Encoder, text: FNode, nt, taken: FNode) -> FNode:
     it is given to the solver with the first lemmas (below), when a candidate was
     not confirmed, not up front."""
     b = enc.b
-    r = b.m.Function(b.m.Symbol("uf!num_real", FunctionType(REAL, [text.get_type()])), [text])
+    r = b.uf("num_real", REAL, [text])
     exact = nt.real_value
     known = nt.real_exact
     size = magnitude(b, exact)
@@ -209,8 +209,9 @@ def magnitude(b: Builder, t: FNode) -> FNode:
     return b.ite(b.le(b.real(0), t), t, b.neg(t))
 
 
-def _round_function(b) -> FNode:
-    return b.m.Symbol("uf!round", FunctionType(REAL, [REAL]))
+def _round(b, exact: FNode) -> FNode:
+    """The double nearest ``exact`` (uninterpreted: lemmas say how it rounds)."""
+    return b.uf("round", REAL, [exact], [REAL])
 
 
 def _is_double(t: FNode) -> bool:
@@ -338,7 +339,7 @@ def lemmas(enc: Encoder, model: dict) -> list[FNode]:
     values = {}
     for name, value in model.items():
         try:
-            sym = b.m.get_symbol(name)
+            sym = b.declared(name)
         except Exception:  # a name the solver made up (an auxiliary)
             continue
         if (const := b.model_constant(sym, value)) is not None:

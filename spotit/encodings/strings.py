@@ -232,11 +232,11 @@ def _match(b: Builder, s: FNode, pattern: str, regex, glob: bool, esc) -> FNode:
             for v in spellings:
                 lit = b.str(v)
                 if starts and ends:
-                    forms.append(b.m.StrContains(s, lit))
+                    forms.append(b.contains(s, lit))
                 elif ends:
-                    forms.append(b.m.StrPrefixOf(lit, s))
+                    forms.append(b.starts_with(s, lit))
                 elif starts:
-                    forms.append(b.m.StrSuffixOf(lit, s))
+                    forms.append(b.ends_with(s, lit))
                 else:
                     forms.append(b.eq(s, lit))
             return b.or_(forms)
@@ -355,7 +355,7 @@ def fn_substr(enc: Encoder, args: list[Value]) -> Value:
         count2 = b.ite(b.lt(back, zero), b.plus(count, back), count)
         start = b.ite(neg2, start2, start)
         count = b.ite(neg2, count2, count)
-    return text_value(b, b.m.StrSubstr(s, start, count), b.or_(*nulls))
+    return text_value(b, b.substr(s, start, count), b.or_(*nulls))
 
 
 def _substr_of_shaped(enc: Encoder, args: list[Value]) -> Value | None:
@@ -422,7 +422,7 @@ def _date_pieces(b: Builder, p, fields: list, wanted: tuple[int, ...]) -> tuple[
                     pieces.append(term)
                     views.append(Padded(x, width))
                 else:
-                    pieces.append(b.m.StrSubstr(term, b.int(span[0]), b.int(len(span))))
+                    pieces.append(b.substr(term, b.int(span[0]), b.int(len(span))))
                     views.append(None)
         pos += width
     text = b.str("")
@@ -457,7 +457,7 @@ def fn_instr(enc: Encoder, args: list[Value]) -> Value:
     if isinstance(shape, CaseMap) and y.is_constant():
         pos = _instr_case_mapped(enc, shape, y.constant_value())
     if pos is None:
-        pos = b.plus(b.m.StrIndexOf(x, y, b.int(0)), b.int(1))
+        pos = b.plus(b.index_of(x, y, b.int(0)), b.int(1))
     return int_value(b, pos, b.or_(nx, ny))
 
 
@@ -478,7 +478,7 @@ def _instr_case_mapped(enc: Encoder, shape: CaseMap, needle: str) -> FNode:
     variants = _case_variants(needle.lower())
     best = None  # least non-negative index so far, as an (found, index) pair
     for v in variants:
-        idx = b.m.StrIndexOf(shape.source, b.str(v), b.int(0))
+        idx = b.index_of(shape.source, b.str(v), b.int(0))
         found = b.le(b.int(0), idx)
         if best is None:
             best = (found, idx)
@@ -534,10 +534,10 @@ def _case_map(enc: Encoder, s: FNode, upper: bool) -> FNode:
     n = b.str_len(s)
     cons = [b.eq(b.str_len(u), n)]
     for i in range(CASE_MAP_EXACT_LENGTH):
-        c = ops.str_to_code(b.m.StrCharAt(s, b.int(i)))
+        c = ops.str_to_code(b.char_at(s, b.int(i)))
         mapped = b.ite(b.and_(b.le(b.int(lo), c), b.le(c, b.int(hi))), b.plus(c, b.int(shift)), c)
         cons.append(b.implies(b.lt(b.int(i), n),
-                              b.eq(ops.str_to_code(b.m.StrCharAt(u, b.int(i))), mapped)))
+                              b.eq(ops.str_to_code(b.char_at(u, b.int(i))), mapped)))
     def solve(known):
         t = known(s)
         return {u: b.str(_ascii_case(t.constant_value(), upper))} if t.is_constant() else None
@@ -608,10 +608,10 @@ def _trim(enc: Encoder, args: list[Value], left: bool, right: bool) -> Value:
     star = ops.re_star(cset)
     if left:
         cons.append(ops.str_in_re(pre, star))
-        cons.append(b.not_(ops.str_in_re(b.m.StrCharAt(mid, b.int(0)), cset)))
+        cons.append(b.not_(ops.str_in_re(b.char_at(mid, b.int(0)), cset)))
     if right:
         cons.append(ops.str_in_re(suf, star))
-        last = b.m.StrCharAt(mid, b.minus(b.str_len(mid), b.int(1)))
+        last = b.char_at(mid, b.minus(b.str_len(mid), b.int(1)))
         cons.append(b.not_(ops.str_in_re(last, cset)))
     def solve(known):
         t = known(x)

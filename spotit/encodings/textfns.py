@@ -18,7 +18,7 @@ for the same call on the same row.
 
 from __future__ import annotations
 
-from pysmt.typing import BOOL, INT, STRING, FunctionType
+from pysmt.typing import BOOL, INT, STRING
 
 from spotit import concrete
 from spotit.encodings import conversions as C
@@ -73,7 +73,7 @@ def fn_unicode(enc: Encoder, args: list[Value]) -> Value:
     at = b.int(0)
     if planted("unicode-last-char"):
         at = b.minus(b.str_len(s), b.int(1))
-    code = ops.str_to_code(b.m.StrCharAt(s, at))
+    code = ops.str_to_code(b.char_at(s, at))
     # SQLite's text is UTF-8, which has no surrogates: neither has a database's text
     enc.side.append(b.not_(_surrogate(b, code)))
     return int_value(b, code, b.or_(t.null, b.eq(b.str_len(s), b.int(0))))
@@ -136,8 +136,7 @@ def _text_uf(enc: Encoder, name: str, v: Value, on_null: str) -> Value:
     b = enc.b
     t = C.to_text(enc, v)
     s = t.alts[0].term if t.alts else b.str("")
-    fn = b.m.Symbol(f"uf!{name}", FunctionType(STRING, [STRING]))
-    value = b.m.Function(fn, [s])
+    value = b.uf(name, STRING, [s], [STRING])
     enc.reading_points.append((s, value))
     return text_value(b, b.ite(t.null, b.str(on_null), value))
 
