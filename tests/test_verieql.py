@@ -242,6 +242,8 @@ def test_transpiled_query_keeps_its_meaning(db, sql, dialect, expected):
     ("SELECT GREATEST(SAL, EMPNO) FROM EMP", "mysql", "GREATEST"),
     ("SELECT MOD(SAL * 1.5, 2) FROM EMP", "postgres", "MOD"),
     ("SELECT ROUND(SAL * 1.5) FROM EMP", "postgres", "ROUND"),  # half to even there
+    # MySQL's LENGTH counts bytes (LENGTH('é') is 2), SQLite's characters
+    ("SELECT LENGTH(ENAME) FROM EMP", "mysql", "LENGTH in mysql"),
     # 'ab' is CHAR(2) in ANSI SQL: beside 'abc' it becomes 'ab '
     ("SELECT 'ab' FROM EMP UNION SELECT 'abc' FROM EMP", "generic", "different lengths"),
     ("SELECT CASE WHEN SAL > 1 THEN 'ab' ELSE 'abc' END FROM EMP", "generic",

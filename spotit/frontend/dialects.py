@@ -397,6 +397,10 @@ def _functions(q: _Query) -> None:
         _only(node.expression, ("int",), "MOD / %", q)
     for node in q.typed_nodes(exp.Round):  # Postgres rounds float8 half to even
         _only(node.this, ("int",), "ROUND", q)
+    if any(node.args.get("binary") for node in q.tree.find_all(exp.Length)):
+        # sqlglot writes SQLite's LENGTH, which counts characters: 'é' is 2 against 1
+        raise Unsupported(f"LENGTH in {q.name} (it counts bytes; SQLite's LENGTH counts "
+                          "characters: CHAR_LENGTH is the same)")
 
 
 def _only(node: exp.Expression, families: tuple[str, ...], what: str, q: _Query) -> None:
