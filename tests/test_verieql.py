@@ -244,6 +244,9 @@ def test_transpiled_query_keeps_its_meaning(db, sql, dialect, expected):
     ("SELECT ROUND(SAL * 1.5) FROM EMP", "postgres", "ROUND"),  # half to even there
     # MySQL's LENGTH counts bytes (LENGTH('é') is 2), SQLite's characters
     ("SELECT LENGTH(ENAME) FROM EMP", "mysql", "LENGTH in mysql"),
+    # SQLite's LOWER/UPPER map ASCII letters only: LOWER('É') is 'É' there
+    ("SELECT LOWER(ENAME) FROM EMP", "postgres", "function LOWER"),
+    ("SELECT UPPER(ENAME) FROM EMP", "generic", "function UPPER"),
     # 'ab' is CHAR(2) in ANSI SQL: beside 'abc' it becomes 'ab '
     ("SELECT 'ab' FROM EMP UNION SELECT 'abc' FROM EMP", "generic", "different lengths"),
     ("SELECT CASE WHEN SAL > 1 THEN 'ab' ELSE 'abc' END FROM EMP", "generic",

@@ -110,7 +110,10 @@ def to_sqlite(sql: str, dialect: str = SQLITE, *, schema: Schema | None = None,
 # ("*": every dialect but SQLite): MySQL's CHAR(77) is a binary string and its HEX of a
 # number is the number's hexadecimal, MySQL's LOG(x) is the natural logarithm, MySQL's
 # FORMAT is number formatting; the rest are SQLite's own (TYPEOF, PRINTF, QUOTE, ...).
+# SQLite's LOWER and UPPER change the case of ASCII letters only; the other engines
+# map every letter ('É' -> 'é').
 SQLITE_MEANING_ONLY = {
+    "LOWER": ("*",), "UPPER": ("*",),
     "CHAR": ("mysql",), "HEX": ("*",), "QUOTE": ("*",), "PRINTF": ("*",),
     "FORMAT": ("*",), "TYPEOF": ("*",), "UNICODE": ("*",), "SOUNDEX": ("*",),
     "LIKELIHOOD": ("*",), "LIKELY": ("*",), "UNLIKELY": ("*",),
