@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from spotit.encodings import conversions as C
-from spotit.encodings import numtext
 from spotit.encodings.registry import FUNCTIONS, function
 from spotit.encodings.values import int_value, null_value
 from spotit.ir.types import StorageClass
@@ -22,16 +21,7 @@ def _register_sign() -> None:
     @function("SIGN", arity=(1, 1), arg_kinds=("any",), returns="numeric")
     def fn_sign(enc, args):
         b = enc.b
-        x = args[0]
-        not_a_number = []
-        text = x.alt(StorageClass.TEXT)
-        if text is not None:
-            if text.date is not None:
-                not_a_number.append(text.guard)
-            else:
-                nt = numtext.decompose(enc, text.term)
-                not_a_number.append(b.and_(text.guard, b.not_(nt.well_formed)))
-        n = C.to_numeric(enc, x)
+        n = C.as_number(enc, args[0])
         if not n.alts:
             return null_value(b)
         zero_sign = b.int(1) if BUG["on"] else b.int(0)
@@ -43,7 +33,7 @@ def _register_sign() -> None:
         term = signs[-1][1]
         for guard, sign in reversed(signs[:-1]):
             term = b.ite(guard, sign, term)
-        return int_value(b, term, b.or_(n.null, *not_a_number))
+        return int_value(b, term, n.null)
 
 
 @pytest.fixture

@@ -367,6 +367,24 @@ def to_numeric(enc: Encoder, v: Value) -> Value:
     return normalize(b, Value(v.null, tuple(alts)))
 
 
+def as_number(enc: Encoder, v: Value) -> Value:
+    """An argument as SIGN and the math functions read it
+    (``sqlite3_value_numeric_type``): a number stays itself, text that is a number as
+    a whole (spaces around allowed) becomes it -- INTEGER without '.' or exponent,
+    else REAL -- and any other text (date text included) makes the result NULL."""
+    b = enc.b
+    not_a_number = []
+    text = v.alt(TEXT_C)
+    if text is not None:
+        if text.date is not None:  # date text is never a number
+            not_a_number.append(text.guard)
+        else:
+            nt = numtext.decompose(enc, text.term)
+            not_a_number.append(b.and_(text.guard, b.not_(nt.well_formed)))
+    n = to_numeric(enc, v)
+    return Value(b.or_(n.null, *not_a_number), n.alts)
+
+
 def integer_class(enc: Encoder, v: Value) -> FNode:
     """Where ``v`` in a numeric context is an INTEGER (``to_numeric``'s class, without
     its value): an INTEGER, or a text that reads as one (``'12abc'``, not ``'1e1'``)."""

@@ -35,29 +35,9 @@ from spotit.mutants import planted
 INT_C, REAL_C, TEXT_C = StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT
 
 
-def _number(enc: Encoder, v: Value) -> Value:
-    """An argument as SQLite's math functions read it (``sqlite3_value_numeric_type``):
-    a number stays itself, text that is a number as a whole (spaces around allowed)
-    becomes it -- INTEGER without '.' or exponent, else REAL -- and any other text
-    (date text included) makes the result NULL."""
-    from spotit.encodings import numtext
-
-    b = enc.b
-    not_a_number = []
-    text = v.alt(TEXT_C)
-    if text is not None:
-        if text.date is not None:
-            not_a_number.append(text.guard)
-        else:
-            nt = numtext.decompose(enc, text.term)
-            not_a_number.append(b.and_(text.guard, b.not_(nt.well_formed)))
-    n = C.to_numeric(enc, v)
-    return Value(b.or_(n.null, *not_a_number), n.alts)
-
-
 def _real(enc: Encoder, v: Value):
     """(NULL flag, the double as a REAL term) of an argument."""
-    n = _number(enc, v)
+    n = C.as_number(enc, v)
     r = C.to_real(enc, Value(n.null, n.alts))
     if not r.alts:
         return enc.b.TRUE, enc.b.real(0)
@@ -70,7 +50,7 @@ def _real(enc: Encoder, v: Value):
 def _integral(enc: Encoder, args: list[Value], name: str, op) -> Value:
     """CEIL/FLOOR/TRUNC: an INTEGER unchanged, a REAL to ``op`` of it (a REAL)."""
     b = enc.b
-    x = _number(enc, args[0])
+    x = C.as_number(enc, args[0])
     alts = []
     for a in x.alts:
         if a.cls is INT_C:
@@ -117,7 +97,7 @@ def fn_mod(enc: Encoder, args: list[Value]) -> Value:
     """C's fmod of the two doubles, a REAL with the sign of x; NULL when y is 0 (SQLite
     gives NULL for the NaN) or either is NULL. fmod is exact in doubles."""
     b = enc.b
-    args = [_number(enc, a) for a in args]
+    args = [C.as_number(enc, a) for a in args]
     if all(a.classes == {INT_C} for a in args):
         # two INTEGERs: C's remainder of integers, as a REAL -- the same as fmod of
         # their doubles while both are doubles exactly (within 2**53)

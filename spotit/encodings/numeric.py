@@ -20,7 +20,6 @@ from pysmt.fnode import FNode
 from pysmt.typing import BOOL, REAL
 
 from spotit.encodings import conversions as C
-from spotit.encodings import numtext
 from spotit.encodings.builder import Builder, int_interval
 from spotit.encodings.encoder import Encoder, Env
 from spotit.encodings.registry import encodes, function
@@ -214,16 +213,7 @@ def fn_sign(enc: Encoder, args: list[Value]) -> Value:
     """-1, 0 or 1 by the sign of a number (SQLite 3.35+); NULL for NULL and for text
     that is not a number as a whole (``SIGN(' 12 ') = 1``, ``SIGN('12abc')`` is NULL)."""
     b = enc.b
-    x = args[0]
-    not_a_number = []
-    text = x.alt(StorageClass.TEXT)
-    if text is not None:
-        if text.date is not None:  # date text is never a number
-            not_a_number.append(text.guard)
-        else:
-            nt = numtext.decompose(enc, text.term)
-            not_a_number.append(b.and_(text.guard, b.not_(nt.well_formed)))
-    n = C.to_numeric(enc, x)
+    n = C.as_number(enc, args[0])  # NULL for text that is not a number as a whole
     if not n.alts:
         return null_value(b)
     signs = []
@@ -234,7 +224,7 @@ def fn_sign(enc: Encoder, args: list[Value]) -> Value:
     term = signs[-1][1]
     for guard, sign in reversed(signs[:-1]):
         term = b.ite(guard, sign, term)
-    return int_value(b, term, b.or_(n.null, *not_a_number))
+    return int_value(b, term, n.null)
 
 
 ROUND_DIGITS_MODELLED = 15  # ROUND(x, n) for n up to this: a double's decimal precision
