@@ -177,10 +177,13 @@ for _name, _n in TRANSCENDENTAL.items():
 
 @function("LOG", arity=(1, 2), arg_kinds=("num", "num"), exact=False, returns="numeric")
 def fn_log(enc: Encoder, args: list[Value]) -> Value:
-    """LOG(x) is the base-10 logarithm, LOG(b, x) the base-b one: uninterpreted."""
+    """LOG(x) is the base-10 logarithm, LOG(b, x) the base-b one: uninterpreted. In
+    LOG(b, x) SQLite reads x as any numeric context does (``sqlite3_value_double``:
+    the number prefix of a text, LOG(10, '100abc') = 2.0), b as the others (a text
+    that is not a number as a whole gives NULL)."""
     if len(args) == 1:
         return _free_of(enc, "LOG10", args)
-    return _free_of(enc, "LOG", args)
+    return _free_of(enc, "LOG", [args[0], C.to_numeric(enc, args[1])])
 
 
 __all__ = ["TRANSCENDENTAL", "fn_ceil", "fn_floor", "fn_log", "fn_mod", "fn_pi", "fn_trunc",
