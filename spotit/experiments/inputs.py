@@ -285,6 +285,18 @@ def _parse_json(text: str, path: Path) -> Any:
         raise InputError(f"{path}: not valid JSON: nested too deeply") from None
 
 
+def json_object_line(line: str, where: str) -> dict[str, Any]:
+    """One line of a JSON-lines file, which must hold an object (``where`` names the
+    file and line in the error)."""
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where}: not valid JSON: {e.msg}") from None
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: expected a JSON object, got {_json_type(entry)}")
+    return entry
+
+
 def _read_json(path: Path) -> Any:
     return _parse_json(_read_text(path), path)
 

@@ -24,13 +24,12 @@ without metadata; most gold is not public). Each question's semantics is
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from spotit.encodings.equivalence import Spider2
 from spotit.errors import SchemaError
-from spotit.experiments.inputs import Benchmark, InputError, Question
+from spotit.experiments.inputs import Benchmark, InputError, Question, json_object_line
 
 csv.field_size_limit(1 << 26)
 
@@ -118,18 +117,8 @@ def _jsonl(path: Path) -> list[dict]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: cannot read: {e}") from None
-    out = []
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}: line {i + 1}: not JSON: {e}") from None
-        if not isinstance(entry, dict):
-            raise InputError(f"{path}: line {i + 1}: expected an object")
-        out.append(entry)
-    return out
+    return [json_object_line(line, f"{path}: line {i + 1}")
+            for i, line in enumerate(lines) if line.strip()]
 
 
 def _semantics(entry: dict, where: Path) -> Spider2:

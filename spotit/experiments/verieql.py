@@ -34,6 +34,7 @@ from spotit.experiments.inputs import (
     Question,
     _json_type,
     _read_text,
+    json_object_line,
 )
 
 NAME = "verieql"
@@ -71,12 +72,7 @@ def load_verieql(path: str | Path) -> tuple[Benchmark, str, dict[str, Prediction
 
 def _entry(line: str, lineno: int, path: Path) -> dict[str, Any]:
     where = f"{path}: line {lineno}"
-    try:
-        entry = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{where}: not valid JSON: {e.msg}") from None
-    if not isinstance(entry, dict):
-        raise InputError(f"{where}: expected a JSON object, got {_json_type(entry)}")
+    entry = json_object_line(line, where)
     for key in ("index", "schema", "pair"):
         if key not in entry:
             raise InputError(f"{where}: missing key {key!r}")
