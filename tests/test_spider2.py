@@ -239,3 +239,20 @@ def test_public_spider2_gold_against_itself(tmp_path):
         assert res.verdict.value in ("equivalent", "unsupported"), (q.question_id, res.reason)
         if res.verdict.value == "unsupported":
             assert "do not fit the gold" in res.reason, (q.question_id, res.reason)
+
+
+def test_a_spider2_run_is_not_audited_by_classes(tmp_path):
+    """Spider 2.0's comparison (gold columns found among the prediction's) is not an
+    equivalence: the audit says so instead of failing on the semantics' name."""
+    from spotit.experiments.audit import AuditError, audit
+    from spotit.experiments.runners import EvaluationSettings, run_evaluation
+
+    root = _layout(tmp_path)["root"]
+    store, run_id = run_evaluation(
+        benchmark="spider2", dev=root / "spider2-lite.jsonl", tables=root / "schemas",
+        gold=root / "gold", predictions={"mine": root / "pred"},
+        results=root / "r.sqlite", settings=EvaluationSettings("spider2", bound=1),
+        workers=1)
+    with pytest.raises(AuditError, match=r"Spider 2\.0"):
+        audit(store, run_id=run_id)
+    store.close()

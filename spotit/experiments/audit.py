@@ -145,6 +145,12 @@ class Audit:
         self.schemas = schemas if schemas is not None else store.schemas(self.run_id)
         self.data_checks = store.data_checks(self.run_id)
         self.records = [r for r, _ in store.run_records(self.run_id)]
+        if any(r.semantics.startswith("spider2") for r in self.records):
+            # a gold column found among a prediction's columns is not an equivalence:
+            # members cannot be put in classes by it
+            raise AuditError(f"run {self.run_id} compares results as Spider 2.0 does, "
+                             "which is not an equivalence between queries: it cannot be "
+                             "audited by classes")
         self.systems = [str(x) for x in s.get("systems") or sorted(
             {r.system for r in self.records})]
         n = len(self.systems)
