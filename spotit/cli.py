@@ -449,13 +449,6 @@ def cmd_evaluate(args) -> int:
     if args.gold and args.benchmark != "spider2":
         raise SystemExit("spotit: error: --gold goes with --benchmark spider2")
     try:
-        if args.benchmark == "spider2":
-            from spotit.experiments.spider2_inputs import load_spider2
-
-            tasks = load_spider2(args.dev, args.tables or ".", args.gold)
-            skipped = ", ".join(f"{n} {why}" for why, n in sorted(tasks.skipped.items()))
-            print(f"spider2: {len(tasks.benchmark.questions)} tasks with public gold and "
-                  f"metadata" + (f"; skipped: {skipped}" if skipped else ""), file=sys.stderr)
         preds = dict(parse_named_path(p, "--pred") for p in args.pred or [])
         labels = dict(parse_named_path(p, "--ex-labels") for p in args.ex_labels or [])
         settings = EvaluationSettings(
@@ -469,7 +462,7 @@ def cmd_evaluate(args) -> int:
             results=args.results, db_dir=args.db_dir, gold=args.gold, ex_labels=labels,
             questions=args.questions, limit=args.limit, settings=settings, workers=args.jobs,
             executor=args.executor, scheduler=args.scheduler, progress=_progress_bar(),
-            constraints=args.constraints)
+            constraints=args.constraints, notice=lambda line: print(line, file=sys.stderr))
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
     findings = None

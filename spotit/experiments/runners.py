@@ -516,13 +516,15 @@ def run_evaluation(*, benchmark: str, dev: str | Path, tables: str | Path | None
                    settings: EvaluationSettings | None = None, workers: int | None = None,
                    executor: str = "local", scheduler: str | None = None,
                    progress: Callable[[int, int, dict[str, int]], None] | None = None,
-                   constraints: str | Path | None = None) -> tuple[ResultsStore, int]:
+                   constraints: str | Path | None = None,
+                   notice: Callable[[str], None] | None = None) -> tuple[ResultsStore, int]:
     """``spotit evaluate`` from Python: read the inputs (any problem with a file raises
     ``InputError`` naming it before anything runs), run, return (store, run id).
 
     For ``verieql`` the dev file holds the schemas and both queries of each pair:
     no ``tables`` or ``predictions`` are read (the file's second queries are the
-    predictions of a system named after it)."""
+    predictions of a system named after it). ``notice`` hears what was read but not
+    run (Spider 2.0's tasks without public gold)."""
     from spotit.experiments.inputs import (
         InputError,
         load_benchmark,
@@ -542,7 +544,12 @@ def run_evaluation(*, benchmark: str, dev: str | Path, tables: str | Path | None
         if benchmark == "spider2":
             from spotit.experiments.spider2_inputs import load_spider2
 
-            bench = load_spider2(dev, tables, gold).benchmark
+            tasks = load_spider2(dev, tables, gold)
+            bench = tasks.benchmark
+            if notice is not None:
+                skipped = ", ".join(f"{n} {why}" for why, n in sorted(tasks.skipped.items()))
+                notice(f"spider2: {len(bench.questions)} tasks with public gold and "
+                       f"metadata" + (f"; skipped: {skipped}" if skipped else ""))
         else:
             bench = load_benchmark(benchmark, dev, tables)
         preds = {name: load_predictions(path, bench) for name, path in predictions.items()}
