@@ -4,8 +4,8 @@ The scalar and window functions, their arities, argument kinds and result kinds
 come from ``spotit.encodings.registry`` (``FUNCTIONS``, ``WINDOW_FUNCTIONS``); the
 IR operators from the classes registered there (``SCALAR``, ``RELATIONAL``) and
 their docstrings; the refusals from the ``Unsupported(...)`` messages of the
-binder and the encodings, read from their source, and from the dialect module's
-``SQLITE_MEANING_ONLY``. So the reference cannot drift from what the encoder does:
+binder and the encodings, read from their source, and from each function's
+``differs_in``. So the reference cannot drift from what the encoder does:
 ``tests/test_reference.py`` fails when ``docs/sql-reference.md`` is stale.
 
     python -m spotit.reference                                    # a plain-text table
@@ -33,6 +33,7 @@ from spotit.encodings.registry import (
     WINDOW_FUNCTIONS,
     FunctionSpec,
     WindowFunctionSpec,
+    differing_functions,
 )
 
 DOC_PATH = "docs/sql-reference.md"
@@ -178,10 +179,8 @@ def _encoding_refusals() -> list[tuple[str, str]]:
 
 def _dialect_refusals() -> list[tuple[str, str]]:
     """(function, the dialects where its meaning is not SQLite's) by name."""
-    from spotit.frontend.dialects import SQLITE_MEANING_ONLY
-
     return [(name, "every dialect but SQLite" if "*" in where else ", ".join(sorted(where)))
-            for name, where in sorted(SQLITE_MEANING_ONLY.items())]
+            for name, where in sorted(differing_functions().items())]
 
 
 # ---------------------------------------------------------------------- markdown
@@ -275,8 +274,8 @@ def reference_markdown() -> str:
         "### In another dialect's SQL",
         "",
         "These functions mean something else outside SQLite, so a query of another "
-        "dialect (`--dialect`) that calls them is refused (`SQLITE_MEANING_ONLY` in "
-        "`spotit/frontend/dialects.py`; the other rules are in `docs/dialects.md`).",
+        "dialect (`--dialect`) that calls them is refused (`differs_in=` in their "
+        "registration; the other rules are in `docs/dialects.md`).",
         "",
     ]
     out += _md_table(["Function", "Refused in"],

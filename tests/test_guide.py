@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from spotit import mutants
 from spotit.encodings import conversions as C
 from spotit.encodings.registry import FUNCTIONS, function
 from spotit.encodings.values import int_value, null_value
@@ -14,17 +15,18 @@ from spotit.ir.types import StorageClass
 from spotit.proofs.fuzz import fuzz
 from spotit.reference import reference_markdown
 
-BUG = {"on": False}
+TOY_MUTANT = mutants.Mutant("guide-sign-of-zero-is-one", "SIGN", "SIGN(0) is 1, not 0")
 
 
 def _register_sign() -> None:
-    @function("SIGN", arity=(1, 1), arg_kinds=("any",), returns="numeric")
+    @function("SIGN", arity=(1, 1), arg_kinds=("any",), returns="numeric",
+              differs_in=(), mutants=(TOY_MUTANT.name,))
     def fn_sign(enc, args):
         b = enc.b
         n = C.as_number(enc, args[0])
         if not n.alts:
             return null_value(b)
-        zero_sign = b.int(1) if BUG["on"] else b.int(0)
+        zero_sign = b.int(1) if mutants.planted(TOY_MUTANT.name) else b.int(0)
         signs = []
         for a in n.alts:
             zero = b.int(0) if a.cls is StorageClass.INTEGER else b.real(0)
@@ -39,9 +41,9 @@ def _register_sign() -> None:
 @pytest.fixture
 def own_sign(monkeypatch):
     monkeypatch.delitem(FUNCTIONS, "SIGN")  # put back when the test ends
+    monkeypatch.setitem(mutants.MUTANTS, TOY_MUTANT.name, TOY_MUTANT)
     _register_sign()
     yield
-    BUG["on"] = False
 
 
 def test_a_function_added_as_the_guide_says(own_sign, tmp_path):
@@ -50,7 +52,7 @@ def test_a_function_added_as_the_guide_says(own_sign, tmp_path):
     assert report.discrepancies == [], report.summary()
     assert report.coverage["operators"]["SIGN"] > 0
     assert "--only SIGN: exercised" in report.summary()
-    BUG["on"] = True
-    found = fuzz(examples=40, seed=0, solvers=("z3",), only="SIGN", out_dir=tmp_path / "b",
-                 first_only=True)
+    with mutants.planting(TOY_MUTANT.name):
+        found = fuzz(examples=40, seed=0, solvers=("z3",), only="SIGN",
+                     out_dir=tmp_path / "b", first_only=True)
     assert found.discrepancies, "the planted bug (SIGN(0) = 1) was not found"

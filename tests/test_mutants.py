@@ -41,6 +41,19 @@ def _query(sql: str, *rows: tuple) -> Callable[..., str]:
                                                 solver_free=solver_free).kind
 
 
+def _unfolded(case: Callable[[], str]) -> Callable[[], str]:
+    """``case`` with constant folding off: a closed call such as PI() is otherwise
+    evaluated by SQLite, and its encoding (the fallback) never runs."""
+    def run() -> str:
+        from unittest import mock
+
+        from spotit.encodings.encoder import Encoder
+
+        with mock.patch.object(Encoder, "_fold", lambda self, e: None):
+            return case()
+    return run
+
+
 def _tables(semantics: str, rows1: tuple, rows2: tuple) -> Callable[[], str]:
     """Thm 2 on two one-column tables."""
     return lambda: check_tables(TableCase(1, rows1, rows2, semantics=semantics)).kind
@@ -85,6 +98,23 @@ CASES: dict[str, Callable[[], str]] = {
     "typeof-real-as-integer": _expression("TYPEOF(r)", r=1.5),  # 'real'
     "unicode-last-char": _expression("UNICODE(s)", s="ab"),  # 97
     "char-null-as-null": _expression("CHAR(i, a)", i=65),  # 'A' and U+0000
+    "nullif-null-second": _expression("NULLIF(i, a)", i=1),  # 1
+    "unary-plus-numeric": _expression("(+s)", s="5x"),  # '5x'
+    "floor-as-trunc": _expression("FLOOR(r)", r=-1.5),  # -2.0
+    "trunc-as-floor": _expression("TRUNC(r)", r=-1.5),  # -1.0
+    "pi-single-precision": _unfolded(_expression("(PI() > r)", r=3.1415927)),  # 0
+    "math-domain-error-number": _expression("SQRT(r)", r=-1.0),  # NULL
+    "sign-text-prefix": _expression("SIGN(s)", s="12abc"),  # NULL
+    "length-null-zero": _expression("LENGTH(s)"),  # NULL
+    "instr-zero-based": _expression("INSTR(s, 'b')", s="abc"),  # 2
+    "replace-first-only": _expression("REPLACE(s, 'a', 'b')", s="aa"),  # 'bb'
+    "case-map-skips-z": _expression("UPPER(s)", s="z"),  # 'Z'
+    "trim-whitespace": _expression("TRIM(s)", s="\ta"),  # a tab and 'a'
+    "likely-as-truth": _expression("LIKELY(i)", i=5),  # 5
+    "quote-not-doubled": _expression("QUOTE(s)", s="it's"),  # 'it''s' in quotes
+    "text-function-null-is-null": _expression("HEX(s)"),  # ''
+    "printf-never-null": _expression("PRINTF(s, i)", i=1),  # NULL
+    "now-in-local-time": _expression("CURRENT_DATE"),  # '2024-02-29' (13:45:30 UTC)
     "set-as-bag": _tables("set", ((1,),), ((1,), (1,))),  # equal as sets
     "bag-as-set": _tables("bag", ((1,),), ((1,), (1,))),  # differ as bags
 }

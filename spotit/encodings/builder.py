@@ -406,6 +406,10 @@ class Builder:
     def ends_with(self, s: FNode, suffix: FNode) -> FNode:
         return self.m.StrSuffixOf(suffix, s)
 
+    def replace_first(self, s: FNode, old: FNode, new: FNode) -> FNode:
+        """SMT-LIB's ``str.replace``: the first ``old`` in ``s`` replaced by ``new``."""
+        return self.m.StrReplace(s, old, new)
+
     def index_of(self, s: FNode, part: FNode, start: FNode) -> FNode:
         """0-based position of ``part`` in ``s`` from ``start``, -1 if absent."""
         return self.m.StrIndexOf(s, part, start)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
 
@@ -124,6 +124,8 @@ def _from_parts(b: Builder, y, m, d, H, M, S, null, ms=None, four_digit_year: bo
 
 def now_value(enc: Encoder) -> TimeValue:
     n: datetime = enc.options.now
+    if planted("now-in-local-time"):
+        n += timedelta(hours=14)
     b = enc.b
     return _from_parts(b, *(b.int(x) for x in (n.year, n.month, n.day, n.hour, n.minute,
                                                 n.second)), b.FALSE)
@@ -571,7 +573,8 @@ def _text_with_parts(b: Builder, tv: TimeValue, text: FNode, has_time: bool) -> 
 # ---------------------------------------------------------------------- functions
 
 
-@function("DATE", arity=(1, None), arg_kinds=("date", "modifier"), returns="text")
+@function("DATE", arity=(1, None), arg_kinds=("date", "modifier"), returns="text",
+          differs_in=(), mutants=("date-month-clamp", "now-in-local-time"))
 def fn_date(enc: Encoder, args: list[Value]) -> Value:
     b = enc.b
     tv = _time_value_of(enc, args)
@@ -581,7 +584,8 @@ def fn_date(enc: Encoder, args: list[Value]) -> Value:
     return _text_with_parts(b, replace(tv, secs=zero, clock=(zero, zero, zero)), text, False)
 
 
-@function("DATETIME", arity=(1, None), arg_kinds=("date", "modifier"), returns="text")
+@function("DATETIME", arity=(1, None), arg_kinds=("date", "modifier"), returns="text",
+          differs_in=(), mutants=("date-month-clamp", "now-in-local-time"))
 def fn_datetime(enc: Encoder, args: list[Value]) -> Value:
     b = enc.b
     tv = _time_value_of(enc, args)
@@ -589,14 +593,16 @@ def fn_datetime(enc: Encoder, args: list[Value]) -> Value:
     return _text_with_parts(b, tv, text, True)
 
 
-@function("TIME", arity=(1, None), arg_kinds=("date", "modifier"), returns="text")
+@function("TIME", arity=(1, None), arg_kinds=("date", "modifier"), returns="text",
+          differs_in=(), mutants=("date-month-clamp", "now-in-local-time"))
 def fn_time(enc: Encoder, args: list[Value]) -> Value:
     b = enc.b
     tv = _time_value_of(enc, args)
     return text_value(b, format_time(b, _parts_dict(b, tv)), tv.null)
 
 
-@function("JULIANDAY", arity=(1, None), arg_kinds=("date", "modifier"), returns="numeric")
+@function("JULIANDAY", arity=(1, None), arg_kinds=("date", "modifier"), returns="numeric",
+          differs_in=(), mutants=("date-month-clamp", "now-in-local-time"))
 def fn_julianday(enc: Encoder, args: list[Value]) -> Value:
     """The Julian day as a REAL: day number - 0.5 + seconds / 86400 (+ milliseconds /
     86400000), rounded to a double as SQLite's one division of its integer milliseconds
@@ -632,17 +638,20 @@ def fn_julianday(enc: Encoder, args: list[Value]) -> Value:
                                  b.not_(tv.null)), tv.null)
 
 
-@function("CURRENT_DATE", arity=(0, 0), returns="text")
+@function("CURRENT_DATE", arity=(0, 0), returns="text",
+          differs_in=(), mutants=("now-in-local-time",))
 def fn_current_date(enc: Encoder, args: list[Value]) -> Value:
     return fn_date(enc, [text_value(enc.b, enc.b.str("now"))])
 
 
-@function("CURRENT_TIMESTAMP", arity=(0, 0), returns="text")
+@function("CURRENT_TIMESTAMP", arity=(0, 0), returns="text",
+          differs_in=(), mutants=("now-in-local-time",))
 def fn_current_timestamp(enc: Encoder, args: list[Value]) -> Value:
     return fn_datetime(enc, [text_value(enc.b, enc.b.str("now"))])
 
 
-@function("CURRENT_TIME", arity=(0, 0), returns="text")
+@function("CURRENT_TIME", arity=(0, 0), returns="text",
+          differs_in=(), mutants=("now-in-local-time",))
 def fn_current_time(enc: Encoder, args: list[Value]) -> Value:
     return fn_time(enc, [text_value(enc.b, enc.b.str("now"))])
 
@@ -650,7 +659,8 @@ def fn_current_time(enc: Encoder, args: list[Value]) -> Value:
 _DIRECTIVES = set("dfHjJmMsSwWY%")
 
 
-@function("STRFTIME", arity=(2, None), arg_kinds=("fmt", "date", "modifier"), returns="text")
+@function("STRFTIME", arity=(2, None), arg_kinds=("fmt", "date", "modifier"), returns="text",
+          differs_in=(), mutants=("date-month-clamp", "now-in-local-time"))
 def fn_strftime(enc: Encoder, args: list[Value]) -> Value:
     """STRFTIME(format, time, modifiers...) with a constant format: %Y %m %d %H %M %S
     %f %j %w %W %s %J %% and literal text."""

@@ -99,7 +99,8 @@ def encode_case(enc: Encoder, e: S.Case, env: Env) -> Value:
     return choose_many(enc.b, cases, enc.value(e.else_, env))
 
 
-@function("COALESCE", ("IFNULL", (2, 2)), arity=(2, None), arg_kinds=("any", "any"), returns="any")
+@function("COALESCE", ("IFNULL", (2, 2)), arity=(2, None), arg_kinds=("any", "any"), returns="any",
+          differs_in=(), mutants=("coalesce-empty-as-null",))
 def fn_coalesce(enc: Encoder, args: list[Value]) -> Value:
     """The first non-NULL argument (IFNULL is COALESCE with two arguments)."""
     b = enc.b
@@ -117,7 +118,8 @@ def _is_empty_text(enc: Encoder, v: Value) -> FNode:
     return b.FALSE if a is None else b.and_(a.guard, b.eq(a.term, b.str("")))
 
 
-@function("NULLIF", arity=(2, 2), arg_kinds=("any", "any"), collation=True, returns="any")
+@function("NULLIF", arity=(2, 2), arg_kinds=("any", "any"), collation=True, returns="any",
+          differs_in=(), mutants=("nullif-null-second",))
 def fn_nullif(enc: Encoder, args: list[Value], collation: str) -> Value:
     """NULL when the two arguments are equal (``=`` without affinity, under the
     collation of the first argument that has one), else the first."""
@@ -126,10 +128,15 @@ def fn_nullif(enc: Encoder, args: list[Value], collation: str) -> Value:
     from spotit.ir.types import NO_AFFINITY
 
     eq = C.compare(enc, "=", x, NO_AFFINITY, y, NO_AFFINITY, collation).t
+    if planted("nullif-null-second"):
+        eq = b.or_(eq, y.null)
     return Value(b.or_(x.null, eq), x.alts)
 
 
-@function("+", arity=(1, 1), arg_kinds=("any",), returns="any")
+@function("+", arity=(1, 1), arg_kinds=("any",), returns="any",
+          differs_in=(), mutants=("unary-plus-numeric",))
 def fn_unary_plus(enc: Encoder, args: list[Value]) -> Value:
     """Unary plus: the same value, without the operand's affinity (handled by the IR)."""
+    if planted("unary-plus-numeric"):
+        return C.to_numeric(enc, args[0])
     return args[0]

@@ -63,6 +63,8 @@ def _integral(enc: Encoder, args: list[Value], name: str, op) -> Value:
 def _floor(b, r):
     from spotit.smt import ops
 
+    if planted("floor-as-trunc"):
+        return b.real_trunc(r)
     return ops.real_to_int(r)
 
 
@@ -74,25 +76,37 @@ def _ceil(b, r):
     return b.neg(ops.real_to_int(b.neg(r)))
 
 
-@function("CEIL", "CEILING", arity=(1, 1), arg_kinds=("num",), returns="numeric")
+@function("CEIL", "CEILING", arity=(1, 1), arg_kinds=("num",), returns="numeric",
+          differs_in=(), mutants=("ceil-as-trunc",))
 def fn_ceil(enc: Encoder, args: list[Value]) -> Value:
     """The least integral value not below x (an INTEGER stays itself)."""
     return _integral(enc, args, "CEIL", _ceil)
 
 
-@function("FLOOR", arity=(1, 1), arg_kinds=("num",), returns="numeric")
+@function("FLOOR", arity=(1, 1), arg_kinds=("num",), returns="numeric",
+          differs_in=(), mutants=("floor-as-trunc",))
 def fn_floor(enc: Encoder, args: list[Value]) -> Value:
     """The greatest integral value not above x (an INTEGER stays itself)."""
     return _integral(enc, args, "FLOOR", _floor)
 
 
-@function("TRUNC", arity=(1, 1), arg_kinds=("num",), returns="numeric")
+@function("TRUNC", arity=(1, 1), arg_kinds=("num",), returns="numeric",
+          differs_in=(), mutants=("trunc-as-floor",))
 def fn_trunc(enc: Encoder, args: list[Value]) -> Value:
     """x without its fraction, toward zero (an INTEGER stays itself)."""
-    return _integral(enc, args, "TRUNC", lambda b, r: b.real_trunc(r))
+    return _integral(enc, args, "TRUNC", _trunc)
 
 
-@function("MOD", arity=(2, 2), arg_kinds=("num", "num"), returns="numeric")
+def _trunc(b, r):
+    from spotit.smt import ops
+
+    if planted("trunc-as-floor"):
+        return ops.real_to_int(r)
+    return b.real_trunc(r)
+
+
+@function("MOD", arity=(2, 2), arg_kinds=("num", "num"), returns="numeric",
+          differs_in=(), mutants=("mod-sign-of-divisor",))
 def fn_mod(enc: Encoder, args: list[Value]) -> Value:
     """C's fmod of the two doubles, a REAL with the sign of x; NULL when y is 0 (SQLite
     gives NULL for the NaN) or either is NULL. fmod is exact in doubles."""
@@ -122,9 +136,11 @@ def fn_mod(enc: Encoder, args: list[Value]) -> Value:
     return real_value(b, r, b.or_(nx, ny, zero))
 
 
-@function("PI", arity=(0, 0), returns="numeric")
+@function("PI", arity=(0, 0), returns="numeric", differs_in=(), mutants=("pi-single-precision",))
 def fn_pi(enc: Encoder, args: list[Value]) -> Value:
     """The double nearest to pi."""
+    if planted("pi-single-precision"):
+        return real_value(enc.b, enc.b.real(Fraction(3.1415927410125732)))
     return real_value(enc.b, enc.b.real(Fraction(math.pi)))
 
 
@@ -146,6 +162,8 @@ def _free_of(enc: Encoder, name: str, args: list[Value]) -> Value:
     terms = [t for _, t in read]
     value = b.uf(f"math_{name.lower()}", REAL, terms, [REAL] * len(terms))
     undefined = b.uf(f"math_{name.lower()}_null", BOOL, terms, [REAL] * len(terms))
+    if planted("math-domain-error-number"):
+        undefined = b.FALSE
     if len(terms) == 1:
         enc.reading_points += [(terms[0], value), (terms[0], undefined)]
     return real_value(b, value, b.or_(*(n for n, _ in read), undefined))
@@ -154,7 +172,8 @@ def _free_of(enc: Encoder, name: str, args: list[Value]) -> Value:
 def _register(name: str, n: int, aliases: tuple[str, ...] = ()) -> None:
     kinds = ("num",) * n
 
-    @function(name, *aliases, arity=(n, n), arg_kinds=kinds, exact=False, returns="numeric")
+    @function(name, *aliases, arity=(n, n), arg_kinds=kinds, exact=False, returns="numeric",
+              differs_in=(), mutants=("math-domain-error-number",))
     def encode(enc: Encoder, args: list[Value], name=name) -> Value:
         return _free_of(enc, name, args)
 
@@ -175,7 +194,8 @@ for _name, _n in TRANSCENDENTAL.items():
     _register(_name, _n, ("POW",) if _name == "POWER" else ())
 
 
-@function("LOG", arity=(1, 2), arg_kinds=("num", "num"), exact=False, returns="numeric")
+@function("LOG", arity=(1, 2), arg_kinds=("num", "num"), exact=False, returns="numeric",
+          differs_in=(), mutants=("math-domain-error-number",))
 def fn_log(enc: Encoder, args: list[Value]) -> Value:
     """LOG(x) is the base-10 logarithm, LOG(b, x) the base-b one: uninterpreted. In
     LOG(b, x) SQLite reads x as any numeric context does (``sqlite3_value_double``:

@@ -183,7 +183,8 @@ def encode_cast(enc: Encoder, e: S.Cast, env: Env) -> Value:
     raise Unsupported(f"CAST AS {e.type_name or 'BLOB'}")
 
 
-@function("ABS", arity=(1, 1), arg_kinds=("num",), returns="numeric")
+@function("ABS", arity=(1, 1), arg_kinds=("num",), returns="numeric",
+          differs_in=(), mutants=("abs-int-as-real",))
 def fn_abs(enc: Encoder, args: list[Value]) -> Value:
     """|x|; text is read as a REAL first (SQLite's absFunc: an INTEGER stays INTEGER,
     anything else becomes a double; exact for INTEGER and REAL input)."""
@@ -208,12 +209,15 @@ def fn_abs(enc: Encoder, args: list[Value]) -> Value:
     return Value(x.null, tuple(alts))
 
 
-@function("SIGN", arity=(1, 1), arg_kinds=("any",), returns="numeric")
+@function("SIGN", arity=(1, 1), arg_kinds=("any",), returns="numeric",
+          differs_in=(), mutants=("sign-text-prefix",))
 def fn_sign(enc: Encoder, args: list[Value]) -> Value:
     """-1, 0 or 1 by the sign of a number (SQLite 3.35+); NULL for NULL and for text
     that is not a number as a whole (``SIGN(' 12 ') = 1``, ``SIGN('12abc')`` is NULL)."""
     b = enc.b
     n = C.as_number(enc, args[0])  # NULL for text that is not a number as a whole
+    if planted("sign-text-prefix"):
+        n = C.to_numeric(enc, args[0])
     if not n.alts:
         return null_value(b)
     signs = []
@@ -270,7 +274,8 @@ for _digits in range(1, ROUND_DIGITS_MODELLED + 1):
     READINGS[f"uf!round_printf_{_digits}"] = _printf_reading(_digits)
 
 
-@function("ROUND", arity=(1, 2), arg_kinds=("num", "digits"), returns="numeric")
+@function("ROUND", arity=(1, 2), arg_kinds=("num", "digits"), returns="numeric",
+          differs_in=(), mutants=("round-half-even",))
 def fn_round(enc: Encoder, args: list[Value]) -> Value:
     """ROUND(x[, n]) as SQLite 3.40's ``roundFunc`` computes it, on the double's exact
     value. A double beyond 2**52 is returned as it is. ``n = 0``: ``x ± 0.5`` in doubles
@@ -386,11 +391,13 @@ def _extreme_of_present(enc: Encoder, args: list[Value], want_max: bool, collati
     return best
 
 
-@function("MAX", arity=(2, None), arg_kinds=("any", "any"), collation=True, returns="any")
+@function("MAX", arity=(2, None), arg_kinds=("any", "any"), collation=True, returns="any",
+          differs_in=(), mutants=("minmax-skips-null",))
 def fn_max(enc: Encoder, args: list[Value], collation: str) -> Value:
     return _scalar_extreme(enc, args, True, collation)
 
 
-@function("MIN", arity=(2, None), arg_kinds=("any", "any"), collation=True, returns="any")
+@function("MIN", arity=(2, None), arg_kinds=("any", "any"), collation=True, returns="any",
+          differs_in=(), mutants=("minmax-skips-null",))
 def fn_min(enc: Encoder, args: list[Value], collation: str) -> Value:
     return _scalar_extreme(enc, args, False, collation)

@@ -1,7 +1,7 @@
 """The one table from IR operators and SQL functions to their encodings.
 
 ``@encodes(ir.Compare)`` registers the encoding of an IR class;
-``@function("SUBSTR", arity=(2, 3))`` registers a scalar SQL function. Each is
+``@function("SUBSTR", arity=(2, 3), ...)`` registers a scalar SQL function. Each is
 registered exactly once (a duplicate raises at import), and
 ``check_complete()`` asserts every concrete IR class has an encoding. The
 soundness harness, the coverage report and the docs all enumerate this
@@ -47,6 +47,8 @@ class FunctionSpec:
     aliases: tuple[str, ...] = field(default=())
     collation: bool = False  # compares its arguments: called with ``collation=<name>``
     returns: str = "any"  # one of RESULT_KINDS: what ``typeof()`` of a non-NULL result is
+    differs_in: tuple[str, ...] = ()  # dialects whose function of this name means otherwise
+    mutants: tuple[str, ...] = ()  # planted bugs in its encoding (``spotit.mutants``)
 
     def arity_ok(self, n: int) -> bool:
         return self.min_args <= n and (self.max_args is None or n <= self.max_args)
@@ -103,6 +105,8 @@ def function(
     exact: bool = True,
     collation: bool = False,
     returns: str = "any",
+    differs_in: tuple[str, ...],
+    mutants: tuple[str, ...],
 ) -> Callable:
     """Register the encoding of scalar function ``name`` (and its aliases: a name, or
     ``(name, (min, max))`` for one of its own arity, as IFNULL is COALESCE of two).
@@ -110,14 +114,26 @@ def function(
 
     ``collation``: the function compares its arguments (MIN, MAX, NULLIF) under the
     collation of its first argument that has one, passed as ``collation=``.
-    ``returns``: the kind of its non-NULL results, one of ``RESULT_KINDS``."""
+    ``returns``: the kind of its non-NULL results, one of ``RESULT_KINDS``.
+
+    Two facts every registration states, so that none is forgotten:
+    ``differs_in``: the dialects (``--dialect``) whose function of this name (or the one
+    sqlglot translates into it) means something else, ``("*",)`` for every dialect but
+    SQLite, ``()`` when all share SQLite's meaning: a call from those is refused.
+    ``mutants``: the names of the planted bugs in its encoding (``spotit.mutants``), at
+    least one, so that the fuzz is measured on it (``spotit fuzz --mutants``)."""
     if returns not in RESULT_KINDS:
         raise ValueError(f"function {name}: returns={returns!r}, not one of {RESULT_KINDS}")
+    if isinstance(mutants, str) or isinstance(differs_in, str):
+        raise TypeError(f"function {name}: mutants= and differs_in= are tuples of names")
+    if not mutants:
+        raise ValueError(f"function {name}: no mutant (register a planted bug in "
+                         "spotit/mutants.py and name it in mutants=)")
 
     def deco(fn: Callable) -> Callable:
         names = tuple(a if isinstance(a, str) else a[0] for a in aliases)
         spec = FunctionSpec(name, fn, arity[0], arity[1], arg_kinds, exact, names,
-                            collation, returns)
+                            collation, returns, tuple(differs_in), tuple(mutants))
         for alias in (name, *aliases):
             n, own = (alias, spec) if isinstance(alias, str) else (
                 alias[0], replace(spec, min_args=alias[1][0], max_args=alias[1][1]))
@@ -127,6 +143,11 @@ def function(
         return fn
 
     return deco
+
+
+def differing_functions() -> dict[str, tuple[str, ...]]:
+    """Function name (aliases included) -> the dialects where it means otherwise."""
+    return {n: spec.differs_in for n, spec in FUNCTIONS.items() if spec.differs_in}
 
 
 def _concrete_subclasses(base: type) -> set[type]:

@@ -280,7 +280,8 @@ def _nullable(b: Builder, *nulls: FNode) -> FNode:
     return b.or_(*nulls)
 
 
-@function("LENGTH", arity=(1, 1), arg_kinds=("any",), returns="numeric")
+@function("LENGTH", arity=(1, 1), arg_kinds=("any",), returns="numeric",
+          differs_in=(), mutants=("length-null-zero",))
 def fn_length(enc: Encoder, args: list[Value]) -> Value:
     """Characters of the text (numbers: of their text form); NULL for NULL."""
     b = enc.b
@@ -296,6 +297,8 @@ def fn_length(enc: Encoder, args: list[Value]) -> Value:
             length = b.plus(length, b.ite(b.eq(date.flen, b.int(0)), b.int(0),
                                           b.plus(date.flen, b.int(1))))
         return int_value(b, length, n)
+    if planted("length-null-zero"):
+        return int_value(b, b.ite(n, b.int(0), b.str_len(s)), b.FALSE)
     return int_value(b, b.str_len(s), n)
 
 
@@ -306,7 +309,8 @@ def _int_arg(enc: Encoder, v: Value) -> tuple[FNode, FNode]:
     return iv.null, iv.alts[0].term
 
 
-@function("SUBSTR", "SUBSTRING", arity=(2, 3), arg_kinds=("text", "int", "int"), returns="text")
+@function("SUBSTR", "SUBSTRING", arity=(2, 3), arg_kinds=("text", "int", "int"), returns="text",
+          differs_in=(), mutants=("substr-negative-start",))
 def fn_substr(enc: Encoder, args: list[Value]) -> Value:
     """SQLite's substr(): 1-based start, negative start from the end, start 0 takes
     one character less, negative length takes the characters before start. Start
@@ -445,7 +449,8 @@ def _pad(b: Builder, x: FNode, width: int) -> FNode:
     return pad(b, x, width)
 
 
-@function("INSTR", arity=(2, 2), arg_kinds=("text", "text"), returns="numeric")
+@function("INSTR", arity=(2, 2), arg_kinds=("text", "text"), returns="numeric",
+          differs_in=(), mutants=("instr-zero-based",))
 def fn_instr(enc: Encoder, args: list[Value]) -> Value:
     """1-based position of the first occurrence of y in x, 0 if none."""
     b = enc.b
@@ -457,7 +462,7 @@ def fn_instr(enc: Encoder, args: list[Value]) -> Value:
     if isinstance(shape, CaseMap) and y.is_constant():
         pos = _instr_case_mapped(enc, shape, y.constant_value())
     if pos is None:
-        pos = b.plus(b.index_of(x, y, b.int(0)), b.int(1))
+        pos = b.plus(b.index_of(x, y, b.int(0)), b.int(0 if planted("instr-zero-based") else 1))
     return int_value(b, pos, b.or_(nx, ny))
 
 
@@ -491,7 +496,8 @@ def _instr_case_mapped(enc: Encoder, shape: CaseMap, needle: str) -> FNode:
 
 
 # "any", not "text": with an empty pattern SQLite returns x as it is (an INTEGER stays one)
-@function("REPLACE", arity=(3, 3), arg_kinds=("text", "text", "text"), returns="any")
+@function("REPLACE", arity=(3, 3), arg_kinds=("text", "text", "text"), returns="any",
+          differs_in=(), mutants=("replace-first-only",))
 def fn_replace(enc: Encoder, args: list[Value]) -> Value:
     """Every occurrence of y in x replaced by z, as text. When y is empty SQLite returns
     x itself, its type kept and even when z is NULL (``replace(0, '', NULL)`` is the
@@ -501,7 +507,10 @@ def fn_replace(enc: Encoder, args: list[Value]) -> Value:
     ny, y = _text(enc, args[1])
     nz, z = _text(enc, args[2])
     if x.is_constant() and y.is_constant() and z.is_constant() and y.constant_value():
-        out = b.str(x.constant_value().replace(y.constant_value(), z.constant_value()))
+        out = b.str(x.constant_value().replace(y.constant_value(), z.constant_value(),
+                                               1 if planted("replace-first-only") else -1))
+    elif planted("replace-first-only"):
+        out = b.replace_first(x, y, z)
     else:
         out = ops.str_replace_all(x, y, z)
     replaced = text_value(b, out, b.or_(nx, ny, nz))
@@ -530,6 +539,8 @@ def _case_map(enc: Encoder, s: FNode, upper: bool) -> FNode:
                                               _case_map(enc, y, upper))
         return out
     lo, hi, shift = (97, 122, -32) if upper else (65, 90, 32)
+    if planted("case-map-skips-z"):
+        hi -= 1
     u = enc.case_maps[s, upper] = b.fresh("case", STRING)
     n = b.str_len(s)
     cons = [b.eq(b.str_len(u), n)]
@@ -550,6 +561,9 @@ def _case_map(enc: Encoder, s: FNode, upper: bool) -> FNode:
 
 def _ascii_case(text: str, upper: bool) -> str:
     """SQLite's UPPER/LOWER without ICU: ASCII letters only."""
+    if planted("case-map-skips-z"):
+        return "".join((c.upper() if upper else c.lower()) if c.isascii() and c not in "zZ"
+                       else c for c in text)
     return "".join((c.upper() if upper else c.lower()) if c.isascii() else c for c in text)
 
 
@@ -560,13 +574,15 @@ def _case_mapped(enc: Encoder, v: Value, upper: bool) -> Value:
     return Value(n, (Alt(StorageClass.TEXT, b.TRUE, _case_map(enc, s, upper), None, shape),))
 
 
-@function("UPPER", arity=(1, 1), arg_kinds=("text",), returns="text")
+@function("UPPER", arity=(1, 1), arg_kinds=("text",), returns="text",
+          differs_in=("*",), mutants=("case-map-skips-z",))
 def fn_upper(enc: Encoder, args: list[Value]) -> Value:
     """ASCII letters to upper case (SQLite's default, without ICU)."""
     return _case_mapped(enc, args[0], True)
 
 
-@function("LOWER", arity=(1, 1), arg_kinds=("text",), returns="text")
+@function("LOWER", arity=(1, 1), arg_kinds=("text",), returns="text",
+          differs_in=("*",), mutants=("case-map-skips-z",))
 def fn_lower(enc: Encoder, args: list[Value]) -> Value:
     return _case_mapped(enc, args[0], False)
 
@@ -580,7 +596,7 @@ def _trim(enc: Encoder, args: list[Value], left: bool, right: bool) -> Value:
     """
     b = enc.b
     nx, x = _text(enc, args[0])
-    chars = " "
+    chars = " \t\n\r" if planted("trim-whitespace") else " "
     nulls = [nx]
     if len(args) == 2:
         cs = C.to_text(enc, args[1])
@@ -630,16 +646,19 @@ def _trim(enc: Encoder, args: list[Value], left: bool, right: bool) -> Value:
     return text_value(b, mid, b.or_(*nulls))
 
 
-@function("TRIM", arity=(1, 2), arg_kinds=("text", "chars"), returns="text")
+@function("TRIM", arity=(1, 2), arg_kinds=("text", "chars"), returns="text",
+          differs_in=(), mutants=("trim-whitespace",))
 def fn_trim(enc: Encoder, args: list[Value]) -> Value:
     return _trim(enc, args, True, True)
 
 
-@function("LTRIM", arity=(1, 2), arg_kinds=("text", "chars"), returns="text")
+@function("LTRIM", arity=(1, 2), arg_kinds=("text", "chars"), returns="text",
+          differs_in=(), mutants=("trim-whitespace",))
 def fn_ltrim(enc: Encoder, args: list[Value]) -> Value:
     return _trim(enc, args, True, False)
 
 
-@function("RTRIM", arity=(1, 2), arg_kinds=("text", "chars"), returns="text")
+@function("RTRIM", arity=(1, 2), arg_kinds=("text", "chars"), returns="text",
+          differs_in=(), mutants=("trim-whitespace",))
 def fn_rtrim(enc: Encoder, args: list[Value]) -> Value:
     return _trim(enc, args, False, True)

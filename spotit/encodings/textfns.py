@@ -36,7 +36,8 @@ SQLITE_MAX_CODE = 0x10FFFF
 REPLACEMENT = 0xFFFD
 
 
-@function("TYPEOF", arity=(1, 1), arg_kinds=("any",), returns="text")
+@function("TYPEOF", arity=(1, 1), arg_kinds=("any",), returns="text",
+          differs_in=("*",), mutants=("typeof-real-as-integer",))
 def fn_typeof(enc: Encoder, args: list[Value]) -> Value:
     """'null', 'integer', 'real' or 'text': the value's storage class."""
     b = enc.b
@@ -49,20 +50,30 @@ def fn_typeof(enc: Encoder, args: list[Value]) -> Value:
     return text_value(b, b.ite(x.null, b.str("null"), term))
 
 
-@function("LIKELY", "UNLIKELY", arity=(1, 1), arg_kinds=("any",), returns="any")
+@function("LIKELY", "UNLIKELY", arity=(1, 1), arg_kinds=("any",), returns="any",
+          differs_in=("*",), mutants=("likely-as-truth",))
 def fn_likely(enc: Encoder, args: list[Value]) -> Value:
     """Its argument: a hint to SQLite's planner only."""
-    return args[0]
+    return _hinted(enc, args[0])
 
 
-@function("LIKELIHOOD", arity=(2, 2), arg_kinds=("any", "probability"), returns="any")
+def _hinted(enc: Encoder, v: Value) -> Value:
+    if planted("likely-as-truth"):
+        t = C.truth_of(enc, v)
+        return int_value(enc.b, enc.b.ite(t.t, enc.b.int(1), enc.b.int(0)), v.null)
+    return v
+
+
+@function("LIKELIHOOD", arity=(2, 2), arg_kinds=("any", "probability"), returns="any",
+          differs_in=("*",), mutants=("likely-as-truth",))
 def fn_likelihood(enc: Encoder, args: list[Value]) -> Value:
     """Its first argument (the second, a constant probability, is a planner hint;
     SQLite refuses any other second argument when it prepares the query)."""
-    return args[0]
+    return _hinted(enc, args[0])
 
 
-@function("UNICODE", arity=(1, 1), arg_kinds=("any",), returns="numeric")
+@function("UNICODE", arity=(1, 1), arg_kinds=("any",), returns="numeric",
+          differs_in=("*",), mutants=("unicode-last-char",))
 def fn_unicode(enc: Encoder, args: list[Value]) -> Value:
     """The code point of the first character of the text form; NULL for '' or NULL."""
     b = enc.b
@@ -83,7 +94,8 @@ def _surrogate(b, code):
     return b.and_(b.le(b.int(0xD800), code), b.le(code, b.int(0xDFFF)))
 
 
-@function("CHAR", arity=(0, None), arg_kinds=("codepoint", "codepoint"), returns="text")
+@function("CHAR", arity=(0, None), arg_kinds=("codepoint", "codepoint"), returns="text",
+          differs_in=("mysql",), mutants=("char-null-as-null",))
 def fn_char(enc: Encoder, args: list[Value]) -> Value:
     """The text of the characters whose code points the arguments are (each read as an
     integer; NULL is 0, out of range is U+FFFD); never NULL."""
@@ -111,7 +123,8 @@ def fn_char(enc: Encoder, args: list[Value]) -> Value:
     return text_value(b, out, b.or_(*nulls))
 
 
-@function("QUOTE", arity=(1, 1), arg_kinds=("any",), returns="text")
+@function("QUOTE", arity=(1, 1), arg_kinds=("any",), returns="text",
+          differs_in=("*",), mutants=("quote-not-doubled",))
 def fn_quote(enc: Encoder, args: list[Value]) -> Value:
     """The value as an SQL literal: 'NULL', an integer's digits, a text in quotes with
     its quotes doubled; a REAL's literal is left free (see the module)."""
@@ -123,6 +136,8 @@ def fn_quote(enc: Encoder, args: list[Value]) -> Value:
             cases.append((a.guard, C.int_text(b, a.term)))
         elif a.cls is TEXT_C:
             inner = ops.str_replace_all(a.term, b.str("'"), b.str("''"))
+            if planted("quote-not-doubled"):
+                inner = a.term
             cases.append((a.guard, b.concat(b.concat(b.str("'"), inner), b.str("'"))))
         else:
             enc.approximate("QUOTE of a REAL", b.or_(x.null, b.not_(a.guard)))
@@ -138,16 +153,20 @@ def _text_uf(enc: Encoder, name: str, v: Value, on_null: str) -> Value:
     s = t.alts[0].term if t.alts else b.str("")
     value = b.uf(name, STRING, [s], [STRING])
     enc.reading_points.append((s, value))
+    if planted("text-function-null-is-null"):
+        return text_value(b, value, t.null)
     return text_value(b, b.ite(t.null, b.str(on_null), value))
 
 
-@function("HEX", arity=(1, 1), arg_kinds=("any",), exact=False, returns="text")
+@function("HEX", arity=(1, 1), arg_kinds=("any",), exact=False, returns="text",
+          differs_in=("*",), mutants=("text-function-null-is-null",))
 def fn_hex(enc: Encoder, args: list[Value]) -> Value:
     """The upper-case hexadecimal of the UTF-8 bytes of the text form ('' for NULL)."""
     return _text_uf(enc, "hex", args[0], "")
 
 
-@function("SOUNDEX", arity=(1, 1), arg_kinds=("text",), exact=False, returns="text")
+@function("SOUNDEX", arity=(1, 1), arg_kinds=("text",), exact=False, returns="text",
+          differs_in=("*",), mutants=("text-function-null-is-null",))
 def fn_soundex(enc: Encoder, args: list[Value]) -> Value:
     """The Soundex code of the text form ('?000' for NULL and text without letters)."""
     return _text_uf(enc, "soundex", args[0], "?000")
@@ -158,15 +177,17 @@ READINGS["uf!soundex"] = lambda s: concrete.evaluate("SOUNDEX(?)", (str(s),))
 
 
 @function("PRINTF", "FORMAT", arity=(1, None), arg_kinds=("fmt", "any"), exact=False,
-          returns="text")
+          returns="text", differs_in=("*",), mutants=("printf-never-null",))
 def fn_printf(enc: Encoder, args: list[Value]) -> Value:
     """The format filled in: NULL for a NULL format, else a free text or NULL (SQLite
     gives NULL for a conversion it does not know, '%H'), the same for the same call on
     the same row (the encoder makes one term of it)."""
     b = enc.b
     fmt = args[0]
-    return text_value(b, b.fresh("printf", STRING),
-                      b.or_(fmt.null, b.fresh("printf_null", BOOL)))
+    null = b.or_(fmt.null, b.fresh("printf_null", BOOL))
+    if planted("printf-never-null"):
+        null = b.FALSE
+    return text_value(b, b.fresh("printf", STRING), null)
 
 
 __all__ = ["BOOL", "INT", "Alt", "fn_char", "fn_hex", "fn_likelihood", "fn_likely",

@@ -105,19 +105,14 @@ def to_sqlite(sql: str, dialect: str = SQLITE, *, schema: Schema | None = None,
     return out
 
 
-# SQLite functions whose meaning another dialect's function of the same name (or the
-# one sqlglot rewrites into it: Postgres CHR is CHAR) does not share, per dialect
-# ("*": every dialect but SQLite): MySQL's CHAR(77) is a binary string and its HEX of a
-# number is the number's hexadecimal, MySQL's LOG(x) is the natural logarithm, MySQL's
-# FORMAT is number formatting; the rest are SQLite's own (TYPEOF, PRINTF, QUOTE, ...).
-# SQLite's LOWER and UPPER change the case of ASCII letters only; the other engines
-# map every letter ('É' -> 'é').
-SQLITE_MEANING_ONLY = {
-    "LOWER": ("*",), "UPPER": ("*",),
-    "CHAR": ("mysql",), "HEX": ("*",), "QUOTE": ("*",), "PRINTF": ("*",),
-    "FORMAT": ("*",), "TYPEOF": ("*",), "UNICODE": ("*",), "SOUNDEX": ("*",),
-    "LIKELIHOOD": ("*",), "LIKELY": ("*",), "UNLIKELY": ("*",),
-}
+def _differs_in(name: str) -> tuple[str, ...]:
+    """The dialects whose function ``name`` means otherwise than SQLite's (``"*"``: every
+    one): the ``differs_in`` of its registration, the one place this is said."""
+    import spotit.encodings  # noqa: F401  (every registration has run)
+    from spotit.encodings.registry import FUNCTIONS
+
+    spec = FUNCTIONS.get(name)
+    return () if spec is None else spec.differs_in
 
 
 def _same_meaning(sqlite_sql: str, dialect: str) -> None:
@@ -130,8 +125,8 @@ def _same_meaning(sqlite_sql: str, dialect: str) -> None:
         if after.token_type is not TokenType.L_PAREN:
             continue
         name = tok.text.upper()
-        where = SQLITE_MEANING_ONLY.get(name)
-        if where is not None and ("*" in where or dialect in where):
+        where = _differs_in(name)
+        if "*" in where or dialect in where:
             raise Unsupported(f"function {name} in {dialect} SQL (its meaning there is "
                               "not SQLite's)")
 
