@@ -19,3 +19,13 @@ def test_relative_links_resolve():
             if not (doc.parent / path).exists():
                 broken.append(f"{doc.relative_to(ROOT)}: {target}")
     assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+def test_readme_lists_every_doc():
+    """The README's Documentation section names every page of docs/."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    index = readme.split("\n## Documentation\n", 1)[1].split("\n## ", 1)[0]
+    listed = set(LINK.findall(index))
+    missing = [f"docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md"))
+               if f"docs/{p.name}" not in listed]
+    assert not missing, "not in the README's Documentation section: " + ", ".join(missing)
