@@ -22,7 +22,12 @@ from spotit.errors import SpotItError
 def _sql_arg(value: str) -> str:
     """SQL text, or ``@path`` to read it from a file."""
     if value.startswith("@"):
-        return Path(value[1:]).read_text(encoding="utf-8")
+        try:
+            return Path(value[1:]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            # argparse turns this into "argument --gold: <message>" and exit status 2
+            raise argparse.ArgumentTypeError(
+                f"cannot read {value[1:]}: {getattr(e, 'strerror', None) or e}") from None
     return value
 
 
@@ -67,13 +72,14 @@ def _add_data_arg(p: argparse.ArgumentParser,
                         "every recursion to stop within them at the bound")
 
 
-def _add_constraints_arg(p: argparse.ArgumentParser, directory: bool = False) -> None:
+def _add_constraints_arg(p: argparse.ArgumentParser, directory: bool = False,
+                         effect: str = "also report whether a difference survives them"
+                         ) -> None:
     more = (" or a directory of <db_id>.json / <db_id>_constraints*.json files"
             if directory else "")
     p.add_argument("--constraints", metavar="FILE" + ("|DIR" if directory else ""),
                    help="constraints the real data satisfies (SpotIt's, VeriEQL's or "
-                        f"SpotIt+'s format{more}): also report whether a difference "
-                        "survives them; see docs/constraints.md")
+                        f"SpotIt+'s format{more}): {effect}; see docs/constraints.md")
 
 
 def _constraints(path: str, schema, db_id: str | None):
@@ -211,6 +217,10 @@ def cmd_smtlib(args) -> int:
     from spotit.pipeline import coerce_schema
 
     try:
+        pred = _sql_arg(args.pred[0])
+    except argparse.ArgumentTypeError as e:
+        raise SystemExit(f"spotit: error: argument --pred: {e}") from None
+    try:
         schema = coerce_schema(args.schema, args.db_id)
         if args.enforced_fks:
             from dataclasses import replace
@@ -220,10 +230,10 @@ def cmd_smtlib(args) -> int:
             from spotit.constraints.augment import augment
 
             schema = augment(schema, _constraints(args.constraints, schema, args.db_id))
-        paths = export_smtlib(schema, args.gold, _sql_arg(args.pred[0]), out_dir=args.out,
+        paths = export_smtlib(schema, args.gold, pred, out_dir=args.out,
                               bound=args.bound, semantics=args.semantics or "set",
                               db_id=args.db_id, now=_now(args), dialect=args.dialect,
-                              data=args.data)
+                              data=args.data, recursion_depth=args.recursion_depth)
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
     for p in paths:
@@ -265,7 +275,8 @@ def _smtlib_suite(args) -> int:
             semantics=args.semantics, now=now, known=known, dialect=args.dialect,
             data=args.data,
             progress=None if bar is None else lambda done, total: bar(done, total, {}),
-            constraints=args.constraints)
+            constraints=args.constraints, enforced_fks=args.enforced_fks,
+            recursion_depth=args.recursion_depth)
     except SpotItError as e:
         raise SystemExit(f"spotit: error: {e}") from None
     print(summary.text(Path(args.out)))
@@ -743,7 +754,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_dialect_arg(p)
     _add_data_arg(p, ("declared", "sqlite", "realistic"))
     p.add_argument("--out", required=True, help="output directory")
-    _add_constraints_arg(p, directory=True)
+    _add_constraints_arg(p, directory=True,
+                         effect="encoded as assumptions over the schema (declared domains)")
     p.set_defaults(func=cmd_smtlib)
 
     p = sub.add_parser("example", help="run a bundled example check")

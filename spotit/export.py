@@ -64,11 +64,12 @@ def pair_source(gold: str, pred: str, k: int, semantics: str, **facts: object) -
 def export_smtlib(schema, gold: str, pred: str, *, out_dir: str | Path, bound: int = 5,
                   semantics: str = "set", db_id: str | None = None,
                   now: datetime | None = None, dialect: str = "sqlite",
-                  data: str = "declared") -> list[Path]:
+                  data: str = "declared", recursion_depth: int = 10) -> list[Path]:
     sch = coerce_schema(schema, db_id)
     # realistic: the declared domains, over a schema the caller augmented with constraints
     opts = CheckOptions(bound=bound, semantics=comparison(semantics),
-                        data="declared" if data == "realistic" else data)
+                        data="declared" if data == "realistic" else data,
+                        recursion_depth=recursion_depth)
     if now is not None:
         opts.now = now
     if dialect.strip().lower() != "sqlite":

@@ -268,3 +268,65 @@ def test_smtlib_suite_of_verieql_pairs(tmp_path, capsys):
     answers = {r["question_id"]: get_solver("z3").check(
         (tmp_path / "out" / r["file"]).read_text(), timeout=20).status for r in index}
     assert answers == {"0": Status.UNSAT, "1": Status.SAT}
+
+
+# ------------------------------------------------------------------ options reach the export
+
+FK_TABLES = [{
+    "db_id": "orders",
+    "table_names_original": ["customer", "sale"],
+    "column_names_original": [[-1, "*"], [0, "id"], [1, "id"], [1, "customer_id"]],
+    "column_types": ["text", "number", "number", "number"],
+    "primary_keys": [1, 2],
+    "foreign_keys": [[3, 1]],
+}]
+# equal only when every sale's customer exists: the declared key, which SQLite enforces
+# only with PRAGMA foreign_keys = ON
+FK_GOLD = "SELECT s.id FROM sale AS s JOIN customer AS c ON s.customer_id = c.id"
+FK_PRED = "SELECT s.id FROM sale AS s WHERE s.customer_id IS NOT NULL"
+
+
+def _status_of(path: Path) -> Status:
+    return get_solver("z3").check(path.read_text(), timeout=60).status
+
+
+@pytest.mark.parametrize(("enforced", "expected"), [(False, Status.SAT), (True, Status.UNSAT)])
+def test_suite_export_at_data_sqlite_assumes_keys_only_when_enforced(tmp_path, enforced,
+                                                                     expected):
+    dev = [{"question_id": 0, "db_id": "orders", "question": "", "evidence": "",
+            "SQL": FK_GOLD, "difficulty": "simple"}]
+    (tmp_path / "dev.json").write_text(json.dumps(dev))
+    (tmp_path / "tables.json").write_text(json.dumps(FK_TABLES))
+    (tmp_path / "sys.json").write_text(json.dumps({"0": FK_PRED}))
+    argv = ["smtlib", "--benchmark", "bird", "--dev", str(tmp_path / "dev.json"),
+            "--tables", str(tmp_path / "tables.json"), "--pred", f"sys={tmp_path / 'sys.json'}",
+            "--bound", "1", "--data", "sqlite", "--out", str(tmp_path / "out")]
+    assert cli.main(argv + (["--enforced-fks"] if enforced else [])) == 0
+    # sat: a sale whose customer is missing separates them; unsat: the key rules it out
+    assert _status_of(tmp_path / "out" / "sys" / "orders" / "q0_k1.smt2") is expected
+
+
+def test_recursion_depth_reaches_the_exported_formula(tmp_path):
+    from spotit.export import export_smtlib
+
+    ddl = "CREATE TABLE t (a INTEGER);"
+    sql = ("WITH RECURSIVE c(n) AS (SELECT a FROM t UNION ALL SELECT n + 1 FROM c "
+           "WHERE n < 5) SELECT n FROM c")
+    sizes = {}
+    for depth in (2, 6):
+        (path,) = export_smtlib(ddl, sql, sql + " WHERE 1 = 1", out_dir=tmp_path / str(depth),
+                                bound=1, recursion_depth=depth)
+        sizes[depth] = len(path.read_text())
+    assert sizes[2] < sizes[6], sizes  # four more rounds unrolled
+
+
+def test_an_unreadable_sql_file_is_a_clear_error(tmp_path, capsys):
+    missing = tmp_path / "missing.sql"
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["check", "--schema", str(tmp_path / "s.sql"), "--gold", f"@{missing}",
+                  "--pred", "SELECT 1"])
+    assert stop.value.code == 2
+    assert f"argument --gold: cannot read {missing}" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match=f"argument --pred: cannot read {missing}"):
+        cli.main(["smtlib", "--schema", str(tmp_path / "s.sql"), "--gold", "SELECT 1",
+                  "--pred", f"@{missing}", "--out", str(tmp_path / "out")])

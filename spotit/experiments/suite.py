@@ -120,10 +120,13 @@ def export_suite(benchmark: Benchmark, questions: list[Question],
                  known: KnownAnswers | None = None, pin_solver: str = "z3",
                  dialect: str = "sqlite", data: str = "declared",
                  progress: Callable[[int, int], None] | None = None,
-                 constraints: str | Path | None = None) -> SuiteSummary:
+                 constraints: str | Path | None = None, enforced_fks: bool = False,
+                 recursion_depth: int = 10) -> SuiteSummary:
     """Write the suite; one pair's failure costs that pair only (``skipped.csv``).
     With ``constraints`` (a file or a directory of one file per db_id) each pair is
-    encoded over its augmented schema (``spotit.constraints.augment``)."""
+    encoded over its augmented schema (``spotit.constraints.augment``); ``enforced_fks``:
+    the databases enforce their foreign keys (assumed even at ``data="sqlite"``);
+    ``recursion_depth``: rounds of a recursive CTE unrolled."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     known = known or KnownAnswers()
@@ -143,10 +146,10 @@ def export_suite(benchmark: Benchmark, questions: list[Question],
                 try:
                     if pred is None or pred.sql is None:
                         raise SpotItError(pred.problem if pred else "no prediction")
-                    schema = _assumed(benchmark, q.db_id, constraints)
+                    schema = _assumed(benchmark, q.db_id, constraints, enforced_fks)
                     rows = _export_pair(benchmark, q, system, pred.sql, sem, out, bound,
                                         now, known, pin_solver, summary, dialect, data,
-                                        schema)
+                                        schema, recursion_depth)
                 except SpotItError as e:
                     skipped.writerow((system, q.question_id, q.db_id, str(e)))
                     summary.skipped += 1
@@ -164,12 +167,17 @@ def export_suite(benchmark: Benchmark, questions: list[Question],
     return summary
 
 
-def _assumed(benchmark: Benchmark, db_id: str, constraints: str | Path | None):
+def _assumed(benchmark: Benchmark, db_id: str, constraints: str | Path | None,
+             enforced_fks: bool = False):
     """The schema of ``db_id``, augmented with its constraints when there are any."""
+    from dataclasses import replace
+
     from spotit.constraints.augment import augment
     from spotit.constraints.formats import file_for, load_constraints
 
     schema = benchmark.schema(db_id)
+    if enforced_fks:
+        schema = replace(schema, enforced_foreign_keys=True, cache={})
     if constraints is None:
         return schema
     path = file_for(constraints, db_id)
@@ -180,7 +188,8 @@ def _assumed(benchmark: Benchmark, db_id: str, constraints: str | Path | None):
 
 def _export_pair(benchmark: Benchmark, q: Question, system: str, pred: str, semantics: str,
                  out: Path, bound: int, now: datetime, known: KnownAnswers, pin_solver: str,
-                 summary: SuiteSummary, dialect: str, data: str, schema) -> list[tuple]:
+                 summary: SuiteSummary, dialect: str, data: str, schema,
+                 recursion_depth: int = 10) -> list[tuple]:
     from spotit.encodings.equivalence import comparison
     from spotit.export import benchmark_script, pair_source
     from spotit.pipeline import Checker, CheckOptions, in_sqlite
@@ -189,7 +198,8 @@ def _export_pair(benchmark: Benchmark, q: Question, system: str, pred: str, sema
 
     # realistic: the declared domains over the schema the constraints augmented
     checker = Checker(schema, CheckOptions(bound=bound, semantics=comparison(semantics), now=now,
-                                           data="declared" if data == "realistic" else data))
+                                           data="declared" if data == "realistic" else data,
+                                           recursion_depth=recursion_depth))
     gold, pred_sql = q.gold, pred
     if dialect != "sqlite":  # results are matched on the queries as written
         gold, pred_sql = in_sqlite(q.gold, pred, dialect, schema, comparison(semantics))
