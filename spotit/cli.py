@@ -31,6 +31,16 @@ def _sql_arg(value: str) -> str:
     return value
 
 
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value!r}")
+    return number
+
+
 def _add_check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--schema", required=True,
                    help="DDL .sql file, SQLite database file, or tables.json (with --db-id)")
@@ -154,7 +164,8 @@ def cmd_check(args) -> int:
     options = dict(bound=args.bound, solver=args.solver, semantics=args.semantics,
                    timeout=args.timeout, now=_now(args), minimize=not args.no_minimize,
                    probe_trials=args.probe_trials, dialect=args.dialect, data=args.data,
-                   enforced_fks=args.enforced_fks, recursion_depth=args.recursion_depth)
+                   enforced_fks=args.enforced_fks, recursion_depth=args.recursion_depth,
+                   rlimit=args.rlimit)
     _realistic_needs_constraints(args)
     cs = None  # assumed constraints: their ranges are features an explanation tests
     if args.data == "realistic":
@@ -715,6 +726,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="check one (gold, predicted) pair")
     _add_check_args(p)
+    p.add_argument("--rlimit", type=_positive_int, metavar="N",
+                   help="deterministic resource limit on each solver call, in the solver's "
+                        "own units (z3 rlimit, cvc5 rlimit-per; not yices): unlike "
+                        "--timeout it stops at the same point on every machine and under "
+                        "any load; a call it stops makes the verdict 'timeout' (resource "
+                        "limit reached). Default: none")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--save-cex", metavar="PATH",
                    help="write the counterexample as a SQLite file (and PATH.sql)")

@@ -66,6 +66,9 @@ LATE_PROBE_AFTER = 2.0  # seconds of solving after which the longer random searc
 # time limit (at least MIN_MINIMALITY_SECONDS): the verdict no longer depends on it
 MINIMALITY_SHARE = 0.1
 MIN_MINIMALITY_SECONDS = 2.0
+# a solver call that stops this close to its deadline was stopped by the time (z3 gives
+# the same reason for its time and its resource limit)
+TIME_UP_SECONDS = 0.1
 PREFERRED = "preferred!"
 EXACT = "exact!"
 UNREFINED = "unrefined!"
@@ -88,6 +91,9 @@ class CheckOptions:
     int_strings: bool = True  # text as integers where only equality is used (IntStrings)
     data: str = "declared"  # what the columns hold: declared types, or anything (sqlite)
     recursion_depth: int = 10  # rounds of a recursive CTE unrolled
+    # deterministic limit on each solver call, in the solver's own units (z3 rlimit,
+    # cvc5 rlimit-per); None: none. A call it stops is a timeout (see ``check``)
+    rlimit: int | None = None
 
 
 def current_instant() -> datetime:
@@ -114,6 +120,7 @@ def check(
     enforced_fks: bool = False,
     check_database: bool = True,
     recursion_depth: int = 10,
+    rlimit: int | None = None,
 ) -> CheckResult:
     """Are ``gold`` and ``pred`` equivalent on every database of at most ``bound`` rows
     per table? Never raises for bad input: problems become the verdict's reason.
@@ -128,6 +135,11 @@ def check(
     is also checked for data that break its declared constraints
     (``spotit.constraints.declared``; ``check_database=False`` skips it): the verdict
     assumes only those that hold there.
+    ``rlimit``: a deterministic resource limit on each solver call, in the solver's own
+    units (z3's ``rlimit``, cvc5's ``rlimit-per``; yices has none), next to the
+    wall-clock ``timeout``: unlike the time, it stops a call at the same point on every
+    machine and under any load. When it stops the solver, the verdict is ``timeout``
+    and the reason says the resource limit was reached. None (default): no such limit.
 
     Example:
         >>> r = check("CREATE TABLE t(a INTEGER);", "SELECT a FROM t WHERE a > 1",
@@ -140,10 +152,15 @@ def check(
         semantics=comparison(semantics),
         timeout=timeout, minimize=minimize, probe_trials=probe_trials,
         int_strings=int_strings, data=data, recursion_depth=recursion_depth,
+        rlimit=rlimit,
     )
     if now is not None:
         opts.now = now
     start = time.monotonic()
+    if rlimit is not None and (isinstance(rlimit, bool) or not isinstance(rlimit, int)
+                               or rlimit <= 0):
+        return _fail(opts, Verdict.ERROR, f"rlimit must be a positive integer, not "
+                     f"{rlimit!r}", start)
     if data not in DATA_LEVELS:
         return _fail(opts, Verdict.ERROR, f"unknown data level {data!r} (one of "
                      f"{', '.join(DATA_LEVELS)})", start)
@@ -230,6 +247,7 @@ class Checker:
     def __init__(self, schema: Schema, opts: CheckOptions):
         self.schema = schema.with_data(opts.data)
         self.opts = opts
+        self.rlimit_stop = False
 
     # ------------------------------------------------------------------ front end
 
@@ -272,7 +290,9 @@ class Checker:
         try:
             self.accepted(gold, "gold")
             self.accepted(pred, "pred")
-            solver = get_solver(opts.solver)
+            solver = get_solver(opts.solver, rlimit=opts.rlimit)
+        except ValueError as e:  # a solver without a resource limit (yices)
+            return self._done(result, Verdict.ERROR, f"solver {opts.solver}: {e}", start)
         except Unsupported as e:
             return self._done(result, Verdict.UNSUPPORTED, str(e), start)
         except SpotItError as e:
@@ -367,7 +387,7 @@ class Checker:
             outcome = self._solve_bound(k, forms, (gold_plan, pred_plan), gold, pred, solver,
                                         first, result)
             if (patient and outcome is not None and outcome[0] is Verdict.TIMEOUT
-                    and time.monotonic() < search_deadline):
+                    and time.monotonic() < search_deadline and not self.rlimit_stop):
                 probed_late = True
                 if done := self._late_probe(result, f"; the solver had not decided at k={k} "
                                             f"after {LATE_PROBE_AFTER:g} s", start):
@@ -690,6 +710,7 @@ class Checker:
     def _bound(self, k, gold_plan, pred_plan, gold, pred, solver, deadline, result
                ) -> tuple[Verdict, str] | None:
         t0 = time.monotonic()
+        self.rlimit_stop = False  # set when the rlimit stopped this bound's last call
         enc, assertions = self.encode(k, gold_plan, pred_plan, deadline)
         writer = SmtLibWriter()
         script = writer.script(assertions)
@@ -748,7 +769,8 @@ class Checker:
                     self.tie_only = enc.only_ties
             self._bound_stat(result, k, res, spent, assertions, t1 - t0, solver)
             if res.status is Status.TIMEOUT:
-                return Verdict.TIMEOUT, self._timeout_reason(k, result)
+                self.rlimit_stop = self._limit(res, deadline).startswith("resource")
+                return Verdict.TIMEOUT, self._timeout_reason(k, result, res, deadline)
             if res.status in (Status.UNKNOWN, Status.ERROR):
                 verdict = Verdict.TIMEOUT if res.status is Status.UNKNOWN else Verdict.ERROR
                 return verdict, f"solver {solver.name} at k={k}: {res.status.value}: {res.reason}"
@@ -773,8 +795,10 @@ class Checker:
             return Verdict.UNSUPPORTED, (
                 f"recursion deeper than {depth} rounds on some database of at most {k} "
                 "rows per table (--recursion-depth raises it)")
+        limit = (f" ({self._limit(res, deadline)} reached)"
+                 if res.status is Status.TIMEOUT and self.opts.rlimit is not None else "")
         return Verdict.TIMEOUT, (f"whether every recursion stops within {depth} rounds at "
-                                 f"k={k} was not decided: {res.status.value}")
+                                 f"k={k} was not decided: {res.status.value}{limit}")
 
     def _bound_stat(self, result: CheckResult, k: int, res, seconds: float, assertions,
                     encode_seconds: float, solver) -> None:
@@ -828,10 +852,31 @@ class Checker:
         return (f"{what}, so a difference would show with one row per table, and there is "
                 "none (proved without foreign keys)")
 
-    def _timeout_reason(self, k: int, result: CheckResult) -> str:
+    def _timeout_reason(self, k: int, result: CheckResult, res=None,
+                        deadline: float | None = None) -> str:
         proven = result.proven_bound
         done = f"proven equivalent up to k={proven}; " if proven else ""
-        return f"{done}time limit reached at k={k}"
+        limit = "time limit" if res is None else self._limit(res, deadline)
+        return f"{done}{limit} reached at k={k}"
+
+    def _limit(self, res, deadline: float | None) -> str:
+        """Which limit stopped a solver call that timed out: the time, or with an
+        ``rlimit`` the resource limit. cvc5 says which; z3 says 'canceled' for both
+        (else 'timeout' or 'max. resource limit exceeded'): a call that ran until
+        (nearly) its deadline is taken to be stopped by the time, which only costs a
+        retry."""
+        rlimit = self.opts.rlimit
+        if rlimit is None:
+            return "time limit"
+        what = f"resource limit (rlimit {rlimit} per solver call)"
+        time_up = deadline is not None and deadline - time.monotonic() < TIME_UP_SECONDS
+        if res.reason.startswith("canceled"):  # z3, for either limit
+            return "time limit" if time_up else what
+        if "resource limit" in res.reason:
+            return what
+        if res.reason == "timeout" or time_up:
+            return "time limit"
+        return f"time or {what}"  # the portfolio does not say which
 
     def _on_model(self, k, enc: Encoder, writer: SmtLibWriter, session: Session,
                   model: dict, gold, pred, deadline, result) -> tuple[Verdict, str] | None:

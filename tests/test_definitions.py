@@ -19,6 +19,7 @@ from spotit.schema import schema_from_ddl
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
 from spotit.solvers.base import Status
+from tests.solver_limits import HANG_SECONDS, RLIMIT
 
 TEXTS = ["", " ", "12", " -3.5e2x", "+.5", "1.", "..1", "abC D ", "  a  ", "\t7 ", "-",
          "0012.3400", "1e", "x1", "ÀbC", "abcdefgh", "ABCDEFGHIJ"]
@@ -65,21 +66,23 @@ def test_a_functional_definition_has_one_solution(make):
     make(enc, s)
     functional = [d for d in enc.definitions if d.functional]
     assert functional, "the encoding marks its definition functional"
-    solver = get_solver("z3")
+    # _numtext's uniqueness takes z3 over a second: a resource limit per call, not the
+    # wall clock, decides when it gives up (tests/solver_limits.py)
+    solver = get_solver("z3", rlimit=RLIMIT["z3"])
     for text in TEXTS:
         for d in functional:
             exact = [] if d.exact_when is None else [d.exact_when]
             pinned = [b.eq(s, b.str(text)), d.constraint, *exact]
-            if exact and solver.check(SmtLibWriter().script(pinned), timeout=10).status \
-                    is Status.UNSAT:
+            if exact and solver.check(SmtLibWriter().script(pinned),
+                                      timeout=HANG_SECONDS).status is Status.UNSAT:
                 continue  # outside the exact range (a case map of more than 8 characters)
             got = d.solve(lambda t, text=text: b.str(text) if t is s else t)
             assert got and set(got) == set(d.symbols), (make.__name__, text)
             same = [b.eq(sym, v) for sym, v in got.items()]
             # solve's values satisfy the constraint ...
-            res = solver.check(SmtLibWriter().script([*pinned, *same]), timeout=10)
+            res = solver.check(SmtLibWriter().script([*pinned, *same]), timeout=HANG_SECONDS)
             assert res.status is Status.SAT, (make.__name__, text, got)
             # ... and no other values do
             res = solver.check(SmtLibWriter().script([*pinned, b.not_(b.and_(same))]),
-                               timeout=10)
+                               timeout=HANG_SECONDS)
             assert res.status is Status.UNSAT, (make.__name__, text, res.model)

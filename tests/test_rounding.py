@@ -16,6 +16,7 @@ from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder
 from spotit.schema import schema_from_ddl
+from tests.solver_limits import HANG_SECONDS, RLIMIT
 
 DDL = "CREATE TABLE t (r REAL, a INTEGER, b INTEGER);"
 SCHEMA = schema_from_ddl(DDL)
@@ -169,7 +170,10 @@ DIFFERING = [
 def test_pairs_doubles_make_differ_are_never_equivalent(ddl, columns, rows, gold, pred):
     g, p = _sqlite_results(ddl, rows, columns, gold, pred)
     assert g != p  # the independent reason: SQLite's own results
-    res = check(schema_from_ddl(ddl), gold, pred, probe_trials=0, timeout=60)
+    # the RANGE pair needs the solver for seconds (dozens of calls): a resource limit per
+    # call, not the wall clock, so that a loaded machine cannot make it a timeout
+    res = check(schema_from_ddl(ddl), gold, pred, probe_trials=0, timeout=HANG_SECONDS,
+                rlimit=RLIMIT["z3"])
     assert res.verdict.value in ("not_equivalent", "spurious"), res.reason
 
 
