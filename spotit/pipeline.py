@@ -231,11 +231,20 @@ def coerce_schema(schema: Schema | str | Path, db_id: str | None = None) -> Sche
     if isinstance(schema, Schema):
         return schema
     text = str(schema)
-    if "\n" not in text and len(text) < 4096 and Path(text).exists():
+    if "\n" not in text and len(text) < 4096 and _is_file(text):
         return load_schema(text, db_id)
     if "create" in text.lower():
         return schema_from_ddl(text)
     return load_schema(text, db_id)
+
+
+def _is_file(text: str) -> bool:
+    """Whether ``text`` names an existing file (one line of DDL longer than a file name
+    may be is not one: the OS refuses the name rather than saying no)."""
+    try:
+        return Path(text).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _fail(opts: CheckOptions, verdict: Verdict, reason: str, start: float) -> CheckResult:

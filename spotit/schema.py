@@ -336,7 +336,13 @@ def load_schema(source: str | Path, db_id: str | None = None) -> Schema:
     starts with SQLite's magic header is a database; JSON is tables.json.
     """
     path = Path(source)
-    if not path.exists():
+    try:
+        found = path.exists()
+    except (OSError, ValueError) as e:  # a name the OS refuses (too long, a NUL byte)
+        shown = str(path) if len(str(path)) <= 80 else str(path)[:77] + "..."
+        raise SchemaError(f"neither a schema file nor DDL: {shown} "
+                          f"({getattr(e, 'strerror', None) or e})") from None
+    if not found:
         raise SchemaError(f"schema file not found: {path}")
     try:
         head = path.open("rb").read(16)

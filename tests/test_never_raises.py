@@ -56,3 +56,14 @@ def test_the_cli_prints_a_verdict_not_a_traceback(tmp_path):
         assert "Traceback" not in done.stderr + done.stdout, (pred, done.stderr)
         assert done.returncode in (0, 2)
         assert "verdict:" in done.stdout or "error" in done.stderr
+
+
+def test_a_long_one_line_schema_is_ddl_not_a_file_name():
+    """One line of DDL longer than a file name may be (255 bytes here) was passed to the
+    OS as a path, which refuses it with an OSError instead of saying no."""
+    ddl = "CREATE TABLE t (" + ", ".join(f"column_{i} INTEGER" for i in range(30)) + ");"
+    assert len(ddl) > 255 and "\n" not in ddl
+    r = spotit.check(ddl, "SELECT column_1 FROM t", "SELECT column_2 FROM t", bound=1)
+    assert r.verdict.value == "not_equivalent", r.reason
+    r = spotit.check("x" * 300, "SELECT 1", "SELECT 1", bound=1)  # neither DDL nor a file
+    assert r.verdict.value == "error" and r.reason
