@@ -96,42 +96,16 @@ def encode_project(enc: Encoder, r: R.Project, env: Env) -> SymRel:
     return SymRel(rows, src.order, width=len(r.exprs))
 
 
-class Projected(Sequence):
-    """A projected row whose values are encoded when first read: a column nobody
-    reads (a generated column, a derived table's unused column) costs nothing."""
+class LazyValues(Sequence):
+    """A row's values, each computed when first read (``_compute``) and kept."""
 
-    __slots__ = ("_enc", "_env", "_exprs", "_values")
+    __slots__ = ("_cache",)
 
-    def __init__(self, enc: Encoder, exprs: tuple, env: Env):
-        self._enc, self._exprs, self._env = enc, exprs, env
-        self._values: list[Value | None] = [None] * len(exprs)
+    def __init__(self, width: int):
+        self._cache: list[Value | None] = [None] * width
 
     def __len__(self) -> int:
-        return len(self._exprs)
-
-    def __getitem__(self, i):  # type: ignore[override]
-        if isinstance(i, slice):
-            return tuple(self[j] for j in range(*i.indices(len(self))))
-        if i < 0:
-            i += len(self)
-        v = self._values[i]
-        if v is None:
-            v = self._values[i] = self._enc.value(self._exprs[i], self._env)
-        return v
-
-
-class OrNull(Sequence):
-    """A row's values where ``cond`` holds, else NULLs, read lazily (a LEFT JOIN's right
-    side when the matched row and the padded one are one row)."""
-
-    __slots__ = ("_b", "_cache", "_cond", "_values")
-
-    def __init__(self, b: Builder, cond: FNode, values: Sequence[Value]):
-        self._b, self._cond, self._values = b, cond, values
-        self._cache: list[Value | None] = [None] * len(values)
-
-    def __len__(self) -> int:
-        return len(self._values)
+        return len(self._cache)
 
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
@@ -140,9 +114,39 @@ class OrNull(Sequence):
             i += len(self)
         v = self._cache[i]
         if v is None:
-            v = self._cache[i] = choose(self._b, self._cond, self._values[i],
-                                        null_value(self._b))
+            v = self._cache[i] = self._compute(i)
         return v
+
+    def _compute(self, i: int) -> Value:
+        raise NotImplementedError
+
+
+class Projected(LazyValues):
+    """A projected row whose values are encoded when first read: a column nobody
+    reads (a generated column, a derived table's unused column) costs nothing."""
+
+    __slots__ = ("_enc", "_env", "_exprs")
+
+    def __init__(self, enc: Encoder, exprs: tuple, env: Env):
+        super().__init__(len(exprs))
+        self._enc, self._exprs, self._env = enc, exprs, env
+
+    def _compute(self, i: int) -> Value:
+        return self._enc.value(self._exprs[i], self._env)
+
+
+class OrNull(LazyValues):
+    """A row's values where ``cond`` holds, else NULLs, read lazily (a LEFT JOIN's right
+    side when the matched row and the padded one are one row)."""
+
+    __slots__ = ("_b", "_cond", "_values")
+
+    def __init__(self, b: Builder, cond: FNode, values: Sequence[Value]):
+        super().__init__(len(values))
+        self._b, self._cond, self._values = b, cond, values
+
+    def _compute(self, i: int) -> Value:
+        return choose(self._b, self._cond, self._values[i], null_value(self._b))
 
 
 @encodes(R.Join)
