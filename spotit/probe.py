@@ -351,7 +351,8 @@ class DatabaseSampler:
         pool, rng = self.pool, self.rng
         ints = sorted({*pool.ints, *(v for v in pool.raw_numbers if isinstance(v, int))})
         texts = sorted({*pool.texts, *pool.raw_texts})
-        return rng.sample(ints, min(2, len(ints))), rng.sample(texts, min(2, len(texts)))
+        width = rng.choice((1, 2))  # one integer: every join on integers matches
+        return rng.sample(ints, min(width, len(ints))), rng.sample(texts, min(2, len(texts)))
 
     def _row(self, t: Table, rows: Rows) -> tuple:
         cells = [self.value(c, nullable=_nullable(t, c)) for c in t.columns]
