@@ -330,6 +330,10 @@ class DatabaseSampler:
         self.rng = rng
         self.max_rows = max_rows
         self.narrow: tuple[list[int], list[str]] | None = None  # see ``database``
+        # what a two-value database draws from: the pool's integers and texts
+        self._narrow_ints = sorted({*pool.ints,
+                                    *(v for v in pool.raw_numbers if isinstance(v, int))})
+        self._narrow_texts = sorted({*pool.texts, *pool.raw_texts})
 
     def database(self) -> Rows:
         # every other database draws its numbers and texts from two values each: equal
@@ -348,9 +352,7 @@ class DatabaseSampler:
         return repair_foreign_keys(self.schema, rows)
 
     def _narrow_pool(self) -> tuple[list[int], list[str]]:
-        pool, rng = self.pool, self.rng
-        ints = sorted({*pool.ints, *(v for v in pool.raw_numbers if isinstance(v, int))})
-        texts = sorted({*pool.texts, *pool.raw_texts})
+        rng, ints, texts = self.rng, self._narrow_ints, self._narrow_texts
         width = rng.choice((1, 2))  # one integer: every join on integers matches
         return rng.sample(ints, min(width, len(ints))), rng.sample(texts, min(2, len(texts)))
 
@@ -391,7 +393,7 @@ class DatabaseSampler:
         narrow = self.narrow
         if narrow is not None and d is Domain.INTEGER:
             return rng.choice(narrow[0])
-        if narrow is not None and d in (Domain.TEXT, Domain.ANY) and \
+        if narrow is not None and d is Domain.TEXT and \
                 column.collation == "BINARY" and column.name.lower() not in pool.date_columns:
             return rng.choice(narrow[1])
         if d is Domain.INTEGER:

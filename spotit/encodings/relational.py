@@ -159,9 +159,7 @@ def encode_join(enc: Encoder, r: R.Join, env: Env) -> SymRel:
     for lrow in left.rows:
         matches = []
         for rrow in right.rows:
-            values = Concat(lrow.values, rrow.values)
-            cond = enc.truth(r.condition, push(env, values)).t if r.condition else b.TRUE
-            match = b.and_(rrow.present, cond)
+            values, match = _joined(enc, r, env, lrow, rrow)
             matches.append(match)
             rows.append(SymRow(b.and_(lrow.present, match), values))
         if r.kind == "LEFT" and not planted("left-join-no-padding"):
@@ -170,6 +168,15 @@ def encode_join(enc: Encoder, r: R.Join, env: Env) -> SymRel:
                                Concat(lrow.values, nulls)))
     return SymRel(tuple(r_ for r_ in rows if not r_.present.is_false()),
                   width=left.width + right.width)
+
+
+def _joined(enc: Encoder, r: R.Join, env: Env, lrow: SymRow, rrow: SymRow
+            ) -> tuple[Concat, FNode]:
+    """The two rows side by side, and where they make a joined row (the right one is
+    present and the ON condition holds on them)."""
+    values = Concat(lrow.values, rrow.values)
+    cond = enc.truth(r.condition, push(env, values)).t if r.condition else enc.b.TRUE
+    return values, enc.b.and_(rrow.present, cond)
 
 
 def _left_join_one(enc: Encoder, r: R.Join, env: Env, left: SymRel, rrow: SymRow,
@@ -181,9 +188,7 @@ def _left_join_one(enc: Encoder, r: R.Join, env: Env, left: SymRel, rrow: SymRow
     b = enc.b
     rows = []
     for lrow in left.rows:
-        values = Concat(lrow.values, rrow.values)
-        cond = enc.truth(r.condition, push(env, values)).t if r.condition else b.TRUE
-        match = b.and_(rrow.present, cond)
+        _, match = _joined(enc, r, env, lrow, rrow)
         rows.append(SymRow(lrow.present, Concat(lrow.values, OrNull(b, match, rrow.values))))
     return SymRel(tuple(r_ for r_ in rows if not r_.present.is_false()),
                   width=left.width + width)

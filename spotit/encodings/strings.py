@@ -561,10 +561,9 @@ def _case_map(enc: Encoder, s: FNode, upper: bool) -> FNode:
 
 def _ascii_case(text: str, upper: bool) -> str:
     """SQLite's UPPER/LOWER without ICU: ASCII letters only."""
-    if planted("case-map-skips-z"):
-        return "".join((c.upper() if upper else c.lower()) if c.isascii() and c not in "zZ"
-                       else c for c in text)
-    return "".join((c.upper() if upper else c.lower()) if c.isascii() else c for c in text)
+    kept = "zZ" if planted("case-map-skips-z") else ""
+    return "".join((c.upper() if upper else c.lower()) if c.isascii() and c not in kept
+                   else c for c in text)
 
 
 def _case_mapped(enc: Encoder, v: Value, upper: bool) -> Value:
