@@ -46,6 +46,7 @@ from spotit.probe import (
     probe,
 )
 from spotit.schema import Schema, internal_table_construct, is_internal_table, load_schema
+from spotit.shapes import raised_tables
 from spotit.smt.intstrings import IntStrings
 from spotit.smt.printer import SmtLibWriter
 from spotit.solvers import get_solver
@@ -62,6 +63,8 @@ ASSUMPTION_MIN_SECONDS = 2.0  # the check without foreign keys gets at least thi
 EXTENDED_TRIALS = 5000  # random databases tried when the solver does not decide
 EXTENDED_SECONDS = 3.0
 LATE_PROBE_AFTER = 2.0  # seconds of solving after which the longer random search runs
+SHAPES_SHARE = 0.35  # of the time left at a bound too big for the solver, for its shapes
+SHAPE_SECONDS = 5.0  # at most, per shape
 # with a counterexample in hand, the search for a smaller one gets this share of the
 # time limit (at least MIN_MINIMALITY_SECONDS): the verdict no longer depends on it
 MINIMALITY_SHARE = 0.1
@@ -375,6 +378,7 @@ class Checker:
             search_deadline = min(deadline, time.monotonic() + max(
                 MIN_MINIMALITY_SECONDS, MINIMALITY_SHARE * opts.timeout))
         probed_late = False
+        shaped = False  # the shapes of a bound too big for the solver were searched
         for k in range(1, top + 1):
             if (found is None and not probed_late and k > 1
                     and time.monotonic() - start > LATE_PROBE_AFTER):
@@ -388,19 +392,27 @@ class Checker:
                 result.per_bound.append(BoundStat(k, "unsat", 0.0, answers=SAME_AT_BOUND))
                 result.proven_bound = k if not result.spurious else result.proven_bound
                 continue
-            # until the longer random search has run, the solver gets LATE_PROBE_AFTER
-            # seconds at a time: a pair it finds hard may be refuted by chance first
-            patient = found is None and not probed_late and search_deadline is not None
+            # until the longer random search and the shapes have run, the solver gets
+            # LATE_PROBE_AFTER seconds at a time: a pair it finds hard may be refuted
+            # by chance, or on a smaller formula, first
+            patient = (found is None and not (probed_late and shaped)
+                       and search_deadline is not None)
             first = (min(search_deadline, time.monotonic() + LATE_PROBE_AFTER) if patient
                      else search_deadline)
             outcome = self._solve_bound(k, forms, (gold_plan, pred_plan), gold, pred, solver,
                                         first, result)
             if (patient and outcome is not None and outcome[0] is Verdict.TIMEOUT
                     and time.monotonic() < search_deadline and not self.rlimit_stop):
-                probed_late = True
-                if done := self._late_probe(result, f"; the solver had not decided at k={k} "
-                                            f"after {LATE_PROBE_AFTER:g} s", start):
-                    return done
+                if not probed_late:
+                    probed_late = True
+                    if done := self._late_probe(result, f"; the solver had not decided at "
+                                                f"k={k} after {LATE_PROBE_AFTER:g} s", start):
+                        return done
+                if not shaped:
+                    shaped = True
+                    if refuted := self._shapes(k, forms, gold, pred, solver, search_deadline,
+                                               result):
+                        return self._done(result, *refuted, start)
                 outcome = self._solve_bound(k, forms, (gold_plan, pred_plan), gold, pred,
                                             solver, search_deadline, result)
             if outcome is not None:
@@ -634,15 +646,16 @@ class Checker:
             return None
         return max(0.05, deadline - time.monotonic())
 
-    def encode(self, k: int, gold_plan: Rel, pred_plan: Rel, deadline: float | None = None):
-        """The formula for bound k: (encoder, assertions); BudgetExceeded past
-        ``deadline``."""
+    def encode(self, k: int, gold_plan: Rel, pred_plan: Rel, deadline: float | None = None,
+               caps: dict[str, int] | None = None):
+        """The formula for bound k (``caps``: fewer rows for some tables): (encoder,
+        assertions); BudgetExceeded past ``deadline``."""
         reset_env()  # a fresh pysmt environment: formulas of earlier bounds are dropped
         b = Builder()
         # exact on every database of at most k rows per table (spotit.ir.bounded)
         gold_plan = at_bound(gold_plan, k, self.opts.semantics.basis)
         pred_plan = at_bound(pred_plan, k, self.opts.semantics.basis)
-        db = SymbolicDatabase(self.schema, k, b, ordered_keys=True)
+        db = SymbolicDatabase(self.schema, k, b, ordered_keys=True, caps=caps)
         enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes,
                                          recursion_depth=self.opts.recursion_depth,
                                          order_observable=self.opts.semantics.ordered,
@@ -716,13 +729,17 @@ class Checker:
             result.per_bound[-1] = replace(result.per_bound[-1], answers=FORMS_OUT_OF_TIME)
         return self._bound(k, *plans, gold, pred, solver, deadline, result)
 
-    def _bound(self, k, gold_plan, pred_plan, gold, pred, solver, deadline, result
-               ) -> tuple[Verdict, str] | None:
+    def _bound(self, k, gold_plan, pred_plan, gold, pred, solver, deadline, result,
+               caps: dict[str, int] | None = None) -> tuple[Verdict, str] | None:
         t0 = time.monotonic()
         self.rlimit_stop = False  # set when the rlimit stopped this bound's last call
-        enc, assertions = self.encode(k, gold_plan, pred_plan, deadline)
+        enc, assertions = self.encode(k, gold_plan, pred_plan, deadline, caps)
+        if deadline is not None and time.monotonic() > deadline:
+            raise BudgetExceeded(f"time limit reached while encoding bound {k}")
         writer = SmtLibWriter()
+        writer.deadline = deadline
         script = writer.script(assertions)
+        writer.deadline = None  # the session's later commands are small
         t1 = time.monotonic()
         result.approximations = sorted(set(result.approximations) | enc.approximations)
         result.notes += sorted(enc.unmodelled - set(result.notes))
@@ -786,6 +803,46 @@ class Checker:
             return self._recursion_stops(enc, solver, deadline, k)
         finally:
             session.close()
+
+    def _shapes(self, k, forms, gold, pred, solver, deadline, result
+                ) -> tuple[Verdict, str] | None:
+        """A counterexample at bound k among databases of k rows in a few tables and
+        one row in each other (``spotit.shapes``), for a bound the solver found too
+        big. Only a SQLite-confirmed counterexample is taken from them: that no shape
+        holds one proves nothing about bound k, so the whole bound is searched after
+        them as before."""
+        from spotit.assumptions import tables_read
+
+        read = tables_read(forms)
+        tables = [t.name for t in self.schema.tables if t.name.lower() in read]
+        if k < 2 or len(tables) < 2 or deadline is None:
+            return None
+        end = time.monotonic() + SHAPES_SHARE * max(0.0, deadline - time.monotonic())
+        raised = raised_tables(forms, tables, k)
+        kept_stats, kept_spurious = len(result.per_bound), len(result.spurious)
+        try:
+            for group in raised:
+                if time.monotonic() >= end:
+                    break
+                caps = {t: 1 for t in tables if t not in group}
+                try:
+                    outcome = self._bound(k, *forms, gold, pred, solver,
+                                          min(end, time.monotonic() + SHAPE_SECONDS),
+                                          result, caps)
+                except BudgetExceeded:
+                    continue
+                except (SpotItError, MemoryError, RecursionError):
+                    return None  # the whole bound says what is wrong
+                if outcome is not None and outcome[0] is Verdict.NOT_EQUIVALENT:
+                    named = " and ".join([", ".join(group[:-1]), group[-1]] if group[:-1]
+                                         else group)
+                    return outcome[0], (f"{outcome[1]}; found with {k} rows in {named} "
+                                        "only, the whole bound being too big for the solver")
+        finally:
+            del result.per_bound[kept_stats:]
+            del result.spurious[kept_spurious:]
+            self.rlimit_stop = False
+        return None
 
     def _recursion_stops(self, enc: Encoder, solver, deadline: float | None, k: int
                          ) -> tuple[Verdict, str] | None:
@@ -1005,7 +1062,7 @@ class Checker:
 
         # 1. drop rows, last rows of each table first
         for t in db.used_tables():
-            for r in reversed(range(db.k)):
+            for r in reversed(db.rows(t.name)):
                 if len(best_rows.get(t.name, ())) <= r:
                     continue
                 attempt(b.not_(db.present(t.name, r)))
@@ -1084,7 +1141,7 @@ def _block(db: SymbolicDatabase, model: dict):
     b = db.b
     same = []
     for t in db.used_tables():
-        for r in range(db.k):
+        for r in db.rows(t.name):
             p = db.present(t.name, r)
             same.append(b.iff(p, b.bool(bool(model.get(p.symbol_name(), False)))))
     for _key, symbols in db.cell_symbols():

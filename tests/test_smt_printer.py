@@ -345,3 +345,16 @@ def test_failed_commands_leave_the_writer_unchanged() -> None:
         w.commands([GT(shared, Int(0)), LT(shared, Int(5)), Equals(bad, String("\U00030000"))])
     text = w.commands([GT(shared, Int(0)), LT(shared, Int(5))])
     assert "(declare-fun x () Int)" in text and "define-fun" in text
+
+
+def test_a_writer_past_its_deadline_stops_with_a_timeout_and_remembers_nothing() -> None:
+    from spotit.errors import BudgetExceeded
+
+    big = And([GT(Symbol(f"v{i}", INT), Int(i)) for i in range(6000)])
+    w = SmtLibWriter()
+    w.deadline = time.monotonic() - 1.0
+    with pytest.raises(BudgetExceeded):
+        w.script([big])
+    w.deadline = None  # the same writer, without a limit, writes the whole script
+    text = w.script([big])
+    assert text.count("(declare-fun v") == 6000

@@ -72,9 +72,12 @@ class SymbolicDatabase:
     """k symbolic rows per table, created lazily, with their constraints."""
 
     def __init__(self, schema: Schema, k: int, b: Builder, *, prefix: str = "",
-                 ordered_keys: bool = False):
+                 ordered_keys: bool = False, caps: dict[str, int] | None = None):
         self.schema = schema
         self.k = k
+        # fewer rows for some tables (by name): a row past its table's cap is absent,
+        # so the encoding of everything over it folds away (see ``Checker._shapes``)
+        self.caps = {name: min(n, k) for name, n in (caps or {}).items()}
         self.b = b
         self.prefix = prefix
         self.ordered_keys = ordered_keys  # pinned rows come in any order: off by default
@@ -91,8 +94,14 @@ class SymbolicDatabase:
     def table(self, name: str) -> Table:
         return self.schema.require_table(name)
 
+    def rows(self, table: str) -> range:
+        """The row positions of ``table``: k, or its cap."""
+        return range(self.caps.get(table, self.k))
+
     def present(self, table: str, row: int) -> FNode:
         key = (table, row)
+        if row >= self.caps.get(table, self.k):
+            return self.b.FALSE
         if key not in self._present:
             ti = self._table_index[table]
             self._present[key] = self.b.sym(f"{self.prefix}p!{ti}!{row}", BOOL)
@@ -183,7 +192,7 @@ class SymbolicDatabase:
             if t.nonempty:
                 out.append(self.present(t.name, 0))
             # present rows first
-            for r in range(1, self.k):
+            for r in range(1, len(self.rows(t.name))):
                 out.append(b.implies(self.present(t.name, r), self.present(t.name, r - 1)))
             if self.ordered_keys:
                 out.extend(self._key_order(t))
@@ -197,13 +206,13 @@ class SymbolicDatabase:
                 out.extend(b.not_(b.and_(self.present(t.name, r), self.present(t.name, s),
                                          self._key_equal(t.name, r, t.name, s, rid, rid,
                                                          BINARY)))
-                           for r in range(self.k) for s in range(r))
+                           for r in self.rows(t.name) for s in range(r))
             for key in t.keys:
                 idx = [t.column_index(c) for c in key]
                 if not any(self._column_read(t, i) for i in idx):
                     continue
                 colls = t.key_collations(key)
-                for r in range(self.k):
+                for r in self.rows(t.name):
                     for s in range(r):
                         collide = b.and_(
                             self.present(t.name, r), self.present(t.name, s),
@@ -223,7 +232,7 @@ class SymbolicDatabase:
         if col is None:
             return []
         terms = []
-        for r in range(self.k):
+        for r in self.rows(t.name):
             v = self.cell(t.name, r, col)
             plain = len(v.alts) == 1 and v.alts[0].cls is StorageClass.INTEGER
             if not v.null.is_false() or not plain:
@@ -231,7 +240,7 @@ class SymbolicDatabase:
             terms.append(v.alts[0].term)
         b = self.b
         return [b.implies(self.present(t.name, r), b.lt(terms[r - 1], terms[r]))
-                for r in range(1, self.k)]
+                for r in range(1, len(self.rows(t.name)))]
 
     def _ordered_key(self, t: Table) -> int | None:
         """The integer key column rows are kept in order of (``ordered_keys``), if any."""
@@ -251,7 +260,7 @@ class SymbolicDatabase:
 
         b = self.b
         out = []
-        rows = range(self.k)
+        rows = self.rows(t.name)
         for fk in t.foreign_keys:
             parent = self.table(fk.ref_table)
             ci = [t.column_index(c) for c in fk.columns]
@@ -270,7 +279,7 @@ class SymbolicDatabase:
                                  same(self._enc, v, self.cell(parent.name, s, j), c))
                           for v, j, c in zip(looked_up, pi, colls, strict=True)),
                     )
-                    for s in rows
+                    for s in self.rows(parent.name)
                 )
                 out.append(b.implies(has_key, matches))
         return out
@@ -286,7 +295,7 @@ class SymbolicDatabase:
         for lhs, rhs in t.functional_dependencies:
             xs = [t.column_index(c) for c in lhs]
             ys = [t.column_index(c) for c in rhs]
-            for r in range(self.k):
+            for r in self.rows(t.name):
                 for s in range(r):
                     agree = b.and_(self.present(t.name, r), self.present(t.name, s), *(
                         self._key_equal(t.name, r, t.name, s, i, i, t.columns[i].collation)
@@ -306,7 +315,7 @@ class SymbolicDatabase:
         out = []
         for name in t.case_exact:
             j = t.column_index(name)
-            for r in range(self.k):
+            for r in self.rows(t.name):
                 for s in range(r):
                     x, y = self.cell(t.name, r, j), self.cell(t.name, s, j)
                     out.append(b.implies(
@@ -330,7 +339,7 @@ class SymbolicDatabase:
             return []  # no query reads it (the binder refused those): fewer assumptions
         b, enc = self.b, self._enc
         out = []
-        rows = [(self.present(t.name, r), (self.row_cells(t.name, r),)) for r in range(self.k)]
+        rows = [(self.present(t.name, r), (self.row_cells(t.name, r),)) for r in self.rows(t.name)]
         for check in rules.checks:
             out.extend(b.implies(p, b.not_(enc.truth(check, env).f)) for p, env in rows)
         for rule in rules.unique:
@@ -339,7 +348,7 @@ class SymbolicDatabase:
                 live = [p] if rule.where is None else [p, enc.truth(rule.where, env).t]
                 vals = [enc.value(term, env) for term in rule.terms]
                 keys.append((b.and_(*live, *(b.not_(v.null) for v in vals)), vals))
-            for r in range(self.k):
+            for r in self.rows(t.name):
                 for s in range(r):
                     (lr, vr), (ls, vs) = keys[r], keys[s]
                     out.append(b.not_(b.and_(lr, ls, *(
@@ -348,7 +357,7 @@ class SymbolicDatabase:
         return out
 
     def _column_read(self, t: Table, col: int) -> bool:
-        return any((t.name, r, col) in self._cells for r in range(self.k))
+        return any((t.name, r, col) in self._cells for r in self.rows(t.name))
 
     def _key_equal(self, t1: str, r1: int, t2: str, r2: int, c1: int, c2: int,
                    collation_name: str) -> FNode:
@@ -392,7 +401,7 @@ class SymbolicDatabase:
             rows = []
             width = len(t.columns) + (1 if hidden_rowid(t) and self._column_read(
                 t, len(t.columns)) else 0)  # the rowid, when a query reads it
-            for r in range(self.k):
+            for r in self.rows(t.name):
                 if not _truthy(model.get(self.present(t.name, r).symbol_name()), False):
                     continue
                 rows.append(tuple(self._decode_cell(t, r, c, model) for c in range(width)))
@@ -471,9 +480,10 @@ class SymbolicDatabase:
             if key is not None and all(len(row) > key and isinstance(row[key], int)
                                        for row in trows):
                 by_table[t.name] = trows = sorted(trows, key=lambda row: row[key])
-            if len(trows) > self.k:
-                raise ValueError(f"table {t.name} has {len(trows)} rows, more than k = {self.k}")
-            for r in range(self.k):
+            if len(trows) > len(self.rows(t.name)):
+                raise ValueError(f"table {t.name} has {len(trows)} rows, more than "
+                                 f"{len(self.rows(t.name))}")
+            for r in self.rows(t.name):
                 present = self.present(t.name, r)
                 out.append(present if r < len(trows) else b.not_(present))
         for (table, r, c) in list(self._cells):

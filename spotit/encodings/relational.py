@@ -62,7 +62,7 @@ def push(env: Env, row: Sequence[Value]) -> Env:
 def encode_scan(enc: Encoder, r: R.Scan, env: Env) -> SymRel:
     db = enc.db
     rows = tuple(
-        SymRow(db.present(r.table, i), db.row_cells(r.table, i)) for i in range(db.k)
+        SymRow(db.present(r.table, i), db.row_cells(r.table, i)) for i in db.rows(r.table)
     )
     return SymRel(rows, width=len(r.out))
 

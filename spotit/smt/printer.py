@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import re
+import time
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
@@ -45,6 +46,7 @@ from pysmt.environment import Environment, get_env
 from pysmt.fnode import FNode
 from pysmt.typing import PySMTType
 
+from spotit.errors import BudgetExceeded
 from spotit.smt.ops import BUILTIN_NAMES, REGLAN_NAME
 from spotit.smt.walkers import collect_symbols, formula_size
 
@@ -220,6 +222,10 @@ class SmtLibWriter:
         self._marks: list[int] = []
         self._counter = 0
         self._leaf_text: dict[FNode, str] = {}  # pure cache, not scoped
+        # a time limit (time.monotonic()): writing a formula of millions of nodes takes
+        # seconds, and a check's --timeout covers it (BudgetExceeded past it)
+        self.deadline: float | None = None
+        self._ticks = 0
 
     # -- scopes -------------------------------------------------------------------------
 
@@ -347,6 +353,7 @@ class SmtLibWriter:
         for root in roots:
             see(root)
             while stack:
+                self._tick()
                 node, expanded = stack.pop()
                 if expanded:
                     done.add(node)
@@ -438,6 +445,7 @@ class SmtLibWriter:
             if isinstance(item, str):
                 append(item)
                 continue
+            self._tick()
             if not (body and item is root):
                 name = names.get(item)
                 if name is not None:
@@ -451,6 +459,12 @@ class SmtLibWriter:
             for child in reversed(item.args()):
                 stack.append(child)
                 stack.append(" ")
+
+    def _tick(self) -> None:
+        self._ticks += 1
+        if self.deadline is not None and not self._ticks & 0xFFF \
+                and time.monotonic() > self.deadline:
+            raise BudgetExceeded("time limit reached while writing the formula")
 
     def _op_name(self, node: FNode) -> str:
         kind = node.node_type()
