@@ -86,6 +86,32 @@ def test_a_feature_the_difference_does_not_need():
         ("NULL in u.a", False)]
 
 
+def test_features_none_of_which_is_needed_take_one_search(monkeypatch):
+    """``b > 1`` vs ``b >= 1`` needs nothing: given a counterexample with a NULL in a,
+    two identical rows and a repeated b, one search with all three forbidden finds one
+    without any (no random witnesses here), where one search per feature took three."""
+    import spotit.explain as explain_module
+    import spotit.pipeline as pipeline
+
+    schema = schema_from_ddl("CREATE TABLE u (a INTEGER, b INTEGER NOT NULL);")
+    gold, pred = "SELECT a FROM u WHERE b > 1", "SELECT a FROM u WHERE b >= 1"
+    res = check(schema, gold, pred, bound=2, probe_trials=0)
+    res.counterexample = {"u": [{"a": None, "b": 1}, {"a": None, "b": 1}]}
+    res.counterexample_read = {"u": ["a", "b"]}
+    monkeypatch.setattr(explain_module, "_witnesses", lambda *a, **k: [])
+    searches = []
+    real = pipeline.check
+
+    def counted(*args, **kwargs):
+        searches.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "check", counted)
+    got = {e["detail"]: e["needed"] for e in explain(schema, gold, pred, res, bound=2)}
+    assert len(got) >= 2 and set(got.values()) == {False}, got
+    assert len(searches) == 1
+
+
 def test_random_search_restricted_the_same_way_agrees():
     """Needed: no random database without NULLs in county separates the queries;
     not needed: random databases without NULLs in a still separate b > 1 / b >= 1."""
