@@ -86,6 +86,9 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("left-join-no-padding", "LEFT JOIN padding",
            "LEFT JOIN drops the left rows without a match instead of padding them "
            "with NULLs"),
+    Mutant("lookup-inner-as-left", "key lookup joins",
+           "an inner join on a key of its right side keeps a left row no right row "
+           "matches (with NULLs), as a LEFT JOIN would"),
     Mutant("ceil-as-trunc", "CEIL",
            "CEIL truncates toward zero (CEIL(1.5) is 1.0, not 2.0)"),
     Mutant("mod-sign-of-divisor", "MOD",

@@ -93,6 +93,8 @@ CASES: dict[str, Callable[[], str]] = {
     "order-nulls-last": _query("SELECT id FROM w ORDER BY o LIMIT 1", _w(o=2), _w(o=None)),
     "left-join-no-padding": _query(
         "SELECT a.id, b.id FROM w AS a LEFT JOIN w AS b ON a.p = b.o", _w(p=5, o=1)),
+    "lookup-inner-as-left": _query(  # (2, 2): the row p = 7 has no match
+        "SELECT a.id, b.id FROM w AS a JOIN w AS b ON a.p = b.id", _w(p=7), _w(p=2)),
     "ceil-as-trunc": _expression("CEIL(r)", r=1.5),  # 2.0
     "mod-sign-of-divisor": _expression("MOD(i, 2)", i=-7),  # -1.0
     "typeof-real-as-integer": _expression("TYPEOF(r)", r=1.5),  # 'real'

@@ -25,6 +25,8 @@ from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import encodes
 from spotit.encodings.values import Value, choose, null_value
 from spotit.ir import relational as R
+from spotit.ir.pushdown import into_joins
+from spotit.ir.unique import is_lookup
 from spotit.mutants import planted
 
 
@@ -77,6 +79,8 @@ def encode_values(enc: Encoder, r: R.Values, env: Env) -> SymRel:
 
 @encodes(R.Filter)
 def encode_filter(enc: Encoder, r: R.Filter, env: Env) -> SymRel:
+    if isinstance(r.input, R.Join) and r.input.kind == "INNER":
+        return enc.rel(into_joins(r), env)  # the same rows, conditions read while joining
     src = enc.rel(r.input, env)
     b = enc.b
     rows = []
@@ -149,12 +153,32 @@ class OrNull(LazyValues):
         return choose(self._b, self._cond, self._values[i], null_value(self._b))
 
 
+class Picked(LazyValues):
+    """The values of the one row among ``rows`` whose ``matches`` holds (at most one
+    does), NULLs where none does; read lazily."""
+
+    __slots__ = ("_b", "_matches", "_rows")
+
+    def __init__(self, b: Builder, matches: list[FNode], rows: list[Sequence[Value]],
+                 width: int):
+        super().__init__(width)
+        self._b, self._matches, self._rows = b, matches, rows
+
+    def _compute(self, i: int) -> Value:
+        v = null_value(self._b)
+        for match, row in zip(reversed(self._matches), reversed(self._rows), strict=True):
+            v = choose(self._b, match, row[i], v)
+        return v
+
+
 @encodes(R.Join)
 def encode_join(enc: Encoder, r: R.Join, env: Env) -> SymRel:
     b = enc.b
     left, right = enc.rel(r.left, env), enc.rel(r.right, env)
     if r.kind == "LEFT" and len(right.rows) == 1 and not planted("left-join-no-padding"):
         return _left_join_one(enc, r, env, left, right.rows[0], right.width)
+    if len(right.rows) > 1 and is_lookup(r):
+        return _lookup(enc, r, env, left, right)
     rows = []
     for lrow in left.rows:
         matches = []
@@ -177,6 +201,25 @@ def _joined(enc: Encoder, r: R.Join, env: Env, lrow: SymRow, rrow: SymRow
     values = Concat(lrow.values, rrow.values)
     cond = enc.truth(r.condition, push(env, values)).t if r.condition else enc.b.TRUE
     return values, enc.b.and_(rrow.present, cond)
+
+
+def _lookup(enc: Encoder, r: R.Join, env: Env, left: SymRel, right: SymRel) -> SymRel:
+    """A join whose right side matches at most one row per left row (a key lookup,
+    ``spotit.ir.unique``): one row per left row, the right side's values those of the
+    matching row (NULLs for a LEFT JOIN's unmatched row), where a row per pair made a
+    chain of T such joins k**T rows at k rows each."""
+    b = enc.b
+    rows = []
+    for lrow in left.rows:
+        matches = []
+        for rrow in right.rows:
+            matches.append(_joined(enc, r, env, lrow, rrow)[1])
+        present = (lrow.present if r.kind == "LEFT" or planted("lookup-inner-as-left")
+                   else b.and_(lrow.present, b.or_(matches)))
+        picked = Picked(b, matches, [rrow.values for rrow in right.rows], right.width)
+        rows.append(SymRow(present, Concat(lrow.values, picked)))
+    return SymRel(tuple(r_ for r_ in rows if not r_.present.is_false()),
+                  width=left.width + right.width)
 
 
 def _left_join_one(enc: Encoder, r: R.Join, env: Env, left: SymRel, rrow: SymRow,

@@ -198,6 +198,15 @@ _JOINS = tuple(
     f"(SELECT a.id AS id, a.p AS p, b.o AS o, b.r AS r, a.s AS s, b.x AS x "
     f"FROM w AS a {kind}JOIN w AS b ON a.{c} = b.{d}) AS j"
     for kind in ("LEFT ", "LEFT ", "") for c, d in (("p", "o"), ("o", "p"), ("s", "s"))
+) + tuple(  # key lookups (spotit.ir.unique): on w's key, on a GROUP BY key, on DISTINCT
+    f"(SELECT a.id AS id, a.p AS p, {o} AS o, {r} AS r, a.s AS s, a.x AS x "
+    f"FROM w AS a {kind}JOIN {right} ON a.{c} = {key}) AS j"
+    for kind in ("LEFT ", "") for c in ("p", "o")
+    for right, key, o, r in (
+        ("w AS b", "b.id", "b.o", "b.r"),
+        ("(SELECT p AS k, COUNT(*) AS n, MAX(r) AS hi FROM w GROUP BY p) AS g", "g.k",
+         "g.n", "g.hi"),
+        ("(SELECT DISTINCT o AS k FROM w) AS g", "g.k", "g.k", "a.r"))
 )
 _CONDITIONS = ("o > 1", "p IS NULL", "p IS NOT NULL", "s = 'a'", "r < 1", "p = o",
                "x IN (SELECT o FROM w)", "x NOT IN (SELECT p FROM w)", "o <> 2",
