@@ -384,11 +384,9 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
             entry["why"] = f"cannot forbid it: {e}"
             continue
         share = left / (len(searched) - i)
-        # the random search keeps keys, NOT NULL and CHECK, not "non-empty" nor
-        # case_exact: solver alone there
-        trials = 0 if f.kind in ("empty", "case_only") else 100
         res = check(restricted, gold, pred, **{**opts, "timeout": share,
-                                               "probe_trials": trials, "minimize": False})
+                                               "probe_trials": _search_trials([f]),
+                                               "minimize": False})
         if res.verdict is Verdict.EQUIVALENT:
             entry["needed"] = True
         elif res.verdict is Verdict.NOT_EQUIVALENT and res.counterexample is not None \
@@ -420,13 +418,21 @@ def _without_all(searched: list[tuple[Feature, dict[str, Any]]], schema: Schema,
             restricted, opts = _without(f, restricted, opts)
     except SpotItError:
         return  # the searches one by one still decide
-    trials = 0 if any(f.kind in ("empty", "case_only") for f, _ in searched) else 100
     res = check(restricted, gold, pred, **{**opts, "timeout": left / (len(searched) + 1),
-                                           "probe_trials": trials, "minimize": False})
+                                           "probe_trials": _search_trials(
+                                               [f for f, _ in searched]),
+                                           "minimize": False})
     if res.verdict is Verdict.NOT_EQUIVALENT and res.counterexample is not None:
         for f, entry in searched:
             if not f.present_in(res.counterexample, schema):
                 entry["needed"] = False
+
+
+def _search_trials(forbidden: list[Feature]) -> int:
+    """Random databases a search with ``forbidden`` features forbidden tries first: none
+    where it forbids an empty table or a letter-case difference (the random search keeps
+    keys, NOT NULL and CHECK, not "non-empty" nor case_exact: the solver alone there)."""
+    return 0 if any(f.kind in ("empty", "case_only") for f in forbidden) else 100
 
 
 # random databases tried for counterexamples without the features: they only spare

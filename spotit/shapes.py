@@ -19,9 +19,11 @@ import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
+from spotit.canonical.regions import row_refs
+from spotit.canonical.trees import conjuncts
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.walk import iter_exprs, iter_rels
+from spotit.ir.walk import iter_rels
 
 MAX_SHAPES = 200
 MAX_SCANNED_ROWS = 4096  # a shape whose scans hold more row combinations is left out
@@ -63,20 +65,11 @@ def joined_pairs(plans: Iterable[R.Rel]) -> set[frozenset[str]]:
             origins, cond = _origins(rel.input), rel.predicate
         else:
             continue
-        for conjunct in _conjuncts(cond):
-            read = {origins[e.index] for e, level in iter_exprs(conjunct)
-                    if isinstance(e, S.ColumnRef) and e.depth == level
-                    and e.index < len(origins) and origins[e.index] is not None}
+        for conjunct in conjuncts(cond):
+            read = {origins[i] for i in row_refs(conjunct)
+                    if i < len(origins) and origins[i] is not None}
             out.update(frozenset(p) for p in itertools.combinations(sorted(read), 2))
     return out
-
-
-def _conjuncts(e: S.Expr) -> Iterator[S.Expr]:
-    if isinstance(e, S.And):
-        yield from _conjuncts(e.left)
-        yield from _conjuncts(e.right)
-    else:
-        yield e
 
 
 def _origins(rel: R.Rel) -> tuple[str | None, ...]:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from spotit.canonical.regions import row_refs
+from spotit.canonical.trees import conjuncts
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.walk import iter_exprs
 
 
 def into_joins(f: R.Filter) -> R.Rel:
@@ -32,7 +33,7 @@ def into_joins(f: R.Filter) -> R.Rel:
     widths = [len(x.columns) for x in spine]
     placed: list[list[S.Expr]] = [[] for _ in spine]
     for c in conjuncts(f.predicate):
-        need = max(columns_read(c), default=-1) + 1
+        need = max(row_refs(c), default=-1) + 1
         lowest = next(i for i in reversed(range(len(spine))) if widths[i] >= need)
         placed[lowest].append(c)
     out: R.Rel | None = None
@@ -43,14 +44,3 @@ def into_joins(f: R.Filter) -> R.Rel:
     assert out is not None
     return out
 
-
-def conjuncts(e: S.Expr) -> list[S.Expr]:
-    if isinstance(e, S.And):
-        return conjuncts(e.left) + conjuncts(e.right)
-    return [e]
-
-
-def columns_read(e: S.Expr) -> set[int]:
-    """The columns of its own row ``e`` reads (subqueries' correlated references too)."""
-    return {x.index for x, level in iter_exprs(e)
-            if isinstance(x, S.ColumnRef) and x.depth == level}

@@ -18,9 +18,9 @@ equal to 1).
 
 from __future__ import annotations
 
+from spotit.canonical.trees import conjuncts
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.pushdown import conjuncts
 from spotit.ir.types import BINARY, Affinity
 
 
