@@ -37,6 +37,7 @@ from spotit.frontend.binder import bind
 from spotit.frontend.now import pin_now
 from spotit.frontend.parser import parse
 from spotit.ir.bounded import at_bound
+from spotit.ir.determinism import randomized
 from spotit.ir.relational import Rel
 from spotit.probe import (
     DEFAULT_MAX_ROWS,
@@ -322,6 +323,11 @@ class Checker:
         except SpotItError as e:
             return self._done(result, Verdict.ERROR, str(e), start)
         self.plans = (gold_plan, pred_plan)
+        for side, plan in (("gold", gold_plan), ("pred", pred_plan)):
+            if (drawn := randomized(plan)) is not None:
+                return self._done(result, Verdict.UNSUPPORTED, f"{drawn} ({side}): a new "
+                                  "random value on every run, so two runs of the query "
+                                  "differ on the same database", start)
         if (isinstance(opts.semantics, Spider2)
                 and opts.semantics.gold_columns(len(gold_plan.columns)) is None):
             # Spider 2.0's evaluator would score even the gold 0 (its iloc raises)
@@ -462,7 +468,8 @@ class Checker:
                                          recursion_depth=self.opts.recursion_depth,
                                      narrow=True, deadline=self.deadline))
         try:
-            enc.rel(plan)
+            for row in enc.rel(plan).rows:
+                list(row.values)  # the output's values are built lazily: build them all
         except Unsupported as e:
             return str(e)
         except BudgetExceeded:

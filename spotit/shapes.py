@@ -35,14 +35,16 @@ def raised_tables(plans: Iterable[R.Rel], tables: list[str], k: int
     within each kind the smallest first (a table scanned n times gives k**n rows)."""
     plans = tuple(plans)
     links = joined_pairs(plans)
-    scans = Counter(r.table.lower() for r in iter_rels(plans) if isinstance(r, R.Scan))
+    scans = [Counter(r.table.lower() for r in iter_rels(p) if isinstance(r, R.Scan))
+             for p in plans]
     lower = {t: t.lower() for t in tables}
 
     def linked(a: str, b: str) -> bool:
         return frozenset((lower[a], lower[b])) in links
 
     def rows(group: tuple[str, ...]) -> int:
-        return k ** sum(scans[lower[t]] for t in group)
+        # the plans are encoded side by side: the larger one's combinations, not both's
+        return max((k ** sum(n[lower[t]] for t in group) for n in scans), default=1)
 
     pairs = list(itertools.combinations(tables, 2))
     kinds = [[(t,) for t in tables], [p for p in pairs if linked(*p)],

@@ -35,6 +35,17 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     # equal on every row with a name, so random search cannot refute it either
     ("SELECT x FROM t WHERE name = '1e999' + 0 OR name IS NOT NULL",
      "SELECT x FROM t WHERE name IS NOT NULL", "unsupported", "an infinite REAL"),
+    # RANDOM() draws a new value on every run: SQLite shows the same query differing
+    # from itself, so neither a counterexample nor a proof means anything -- not even the
+    # same plan on both sides (was `equivalent` there: the encoder builds a SELECT
+    # list's values only when asked, and the fragment check never asked)
+    ("SELECT random() FROM t", "SELECT random() FROM t", "unsupported", "RANDOM() (gold)"),
+    ("SELECT x FROM t", "SELECT x FROM t ORDER BY RANDOM() LIMIT 1", "unsupported",
+     "RANDOM() (pred)"),
+    # a function outside the fragment in a SELECT list is found even when the two forms
+    # are the same
+    ("SELECT zeroblob(x) FROM t", "SELECT zeroblob(x) FROM t WHERE 1 = 1", "unsupported",
+     "ZEROBLOB"),
 ])
 def test_bad_queries(gold, pred, verdict, fragment):
     res = check(SCHEMA, gold, pred, bound=2)

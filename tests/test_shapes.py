@@ -85,3 +85,14 @@ def test_a_table_scanned_many_times_comes_last_or_not_at_all():
     plan = _plan(f"SELECT a.x FROM a {joins}")
     order = list(raised_tables([plan], ["a", "b"], 2))
     assert MAX_SCANNED_ROWS < 2 ** 13 and order == [("a",)]
+
+
+def test_the_two_plans_are_counted_apart_not_multiplied():
+    from spotit.shapes import MAX_SCANNED_ROWS, raised_tables
+
+    # each query scans b 7 times: 2**7 row combinations in either, which the shape
+    # allows; counted over both plans at once it was 2**14 and left out
+    joins = " ".join(f"LEFT JOIN b AS b{i} ON b{i}.aid = a.id" for i in range(7))
+    gold, pred = _plan(f"SELECT a.x FROM a {joins}"), _plan(f"SELECT a.id FROM a {joins}")
+    order = list(raised_tables([gold, pred], ["a", "b"], 2))
+    assert 2 ** 7 <= MAX_SCANNED_ROWS < 2 ** 14 and ("b",) in order

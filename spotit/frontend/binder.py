@@ -513,6 +513,10 @@ class _Binder:
         kind = j.kind.upper()
         if kind == "FULL":
             raise Unsupported("FULL OUTER JOIN", pos=j.pos)
+        if kind == "RIGHT" and (j.using or j.natural):
+            # SQLite reads the shared column from the right table there (in * and
+            # t.* too), where LEFT and inner joins read the left one
+            raise Unsupported("RIGHT JOIN with USING or NATURAL", pos=j.pos)
         left, ls = self.from_item(j.left, outer, ctes)
         right, rs = self.from_item(j.right, outer, ctes)
         dup = set(ls.tables) & set(rs.tables) - {None}

@@ -23,6 +23,20 @@ _PEER_BLIND = frozenset({"RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST"})
 _FRAMED = frozenset({"COUNT", "SUM", "TOTAL", "AVG"})
 
 
+# functions whose value differs from one run of the query to the next
+RANDOMIZED = frozenset({"RANDOM", "RANDOMBLOB"})
+
+
+def randomized(plan: R.Rel) -> str | None:
+    """The first function of ``plan`` whose value is drawn afresh on every run (None if
+    none is): two runs of such a query differ on the same database, so neither a
+    database nor a proof says anything about it."""
+    for e, _ in iter_exprs(plan):
+        if isinstance(e, S.Call) and e.name in RANDOMIZED:
+            return f"{e.name}()"
+    return None
+
+
 def deterministic(plan: R.Rel) -> bool:
     return nondeterminism(plan) is None
 
