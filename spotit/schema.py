@@ -553,8 +553,11 @@ def _table(conn: sqlite3.Connection, name: str, source: str) -> Table:
     without_rowid, strict = _table_flags(conn, name, sql)
     pk = [r for r in info if r[5] > 0]
     pk_cols = tuple(r[1] for r in sorted(pk, key=lambda r: r[5]))
+    # SQLite's own answer: a primary key that is not the rowid has an index of origin
+    # 'pk' (``id INTEGER PRIMARY KEY DESC`` is such a key, a quirk SQLite keeps)
     rowid_alias = (
         len(pk_cols) == 1 and not without_rowid and pk[0][2].strip().upper() == "INTEGER"
+        and not any(r[3] == "pk" for r in conn.execute(f"PRAGMA index_list({_q(name)})"))
     )
     problems: list[str] = []
     if sql.lstrip().upper().startswith("CREATE VIRTUAL"):

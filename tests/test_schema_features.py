@@ -155,6 +155,28 @@ def test_rowid_of_a_without_rowid_table_is_an_error_as_in_sqlite():
     assert res.verdict.value == "error" and "no such column: rowid" in res.reason
 
 
+@pytest.mark.parametrize("gold,pred", [
+    ("SELECT id FROM w", "SELECT rowid FROM w"),
+    ("SELECT v FROM w WHERE id IS NOT NULL", "SELECT v FROM w"),
+    ("SELECT COUNT(id) FROM w", "SELECT COUNT(*) FROM w"),
+])
+def test_integer_primary_key_desc_is_not_the_rowid(gold, pred):
+    # SQLite's quirk: the column-constraint form `INTEGER PRIMARY KEY DESC` is an
+    # ordinary key (NULL allowed, values apart from the rowid), where `PRIMARY KEY
+    # (id DESC)` is the rowid. By SQLite: a row (NULL, 'a') or (2, 'a') tells each pair
+    # apart (SpotIt said `equivalent`, reading id as the rowid)
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE w (id INTEGER PRIMARY KEY DESC, v TEXT)")
+    conn.executemany("INSERT INTO w VALUES (?, 'a')", [(None,), (2,)])
+    assert conn.execute(gold).fetchall() != conn.execute(pred).fetchall()
+    assert schema_from_ddl("CREATE TABLE w (id INTEGER PRIMARY KEY DESC, v TEXT);"
+                           ).table("w").rowid_alias is None
+    assert schema_from_ddl("CREATE TABLE w (id INTEGER, v TEXT, PRIMARY KEY (id DESC));"
+                           ).table("w").rowid_alias == "id"
+    res = check("CREATE TABLE w (id INTEGER PRIMARY KEY DESC, v TEXT);", gold, pred, bound=2)
+    assert res.verdict.value == "not_equivalent", res.reason
+
+
 def test_a_counterexample_that_reads_the_rowid_carries_it():
     schema = schema_from_ddl("CREATE TABLE log (msg TEXT);")
     res = check(schema, "SELECT rowid FROM log", "SELECT rowid FROM log WHERE msg IS NOT NULL",

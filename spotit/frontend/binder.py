@@ -4,7 +4,7 @@ The binder follows SQLite's resolution rules (``resolve.c``): unqualified
 names search the FROM clause, then result-column aliases (WHERE, GROUP BY,
 HAVING), then enclosing queries; ORDER BY prefers aliases and positions; a
 double-quoted name that matches nothing is a string literal. Sugar is removed
-here (BETWEEN, IN-lists, IIF, simple CASE, USING/NATURAL joins, RIGHT JOIN),
+here (BETWEEN, IN-lists, IIF, simple CASE, USING/NATURAL joins, RIGHT and FULL JOIN),
 so every IR operator has one encoding.
 
 Constructs the grammar accepts but SpotIt does not model raise
@@ -511,8 +511,9 @@ class _Binder:
 
     def join(self, j: A.Join, outer, ctes) -> tuple[R.Rel, _Scope]:
         kind = j.kind.upper()
-        if kind == "FULL":
-            raise Unsupported("FULL OUTER JOIN", pos=j.pos)
+        if kind == "FULL" and (j.using or j.natural):
+            # the shared column is the first non-NULL of the two sides' there
+            raise Unsupported("FULL OUTER JOIN with USING or NATURAL", pos=j.pos)
         if kind == "RIGHT" and (j.using or j.natural):
             # SQLite reads the shared column from the right table there (in * and
             # t.* too), where LEFT and inner joins read the left one
@@ -552,7 +553,7 @@ class _Binder:
             try:
                 on = self.expr(j.on, scope, clause="ON")
             except BindError as e:
-                if kind in ("LEFT", "RIGHT") or not self._deferred_on \
+                if kind in ("LEFT", "RIGHT", "FULL") or not self._deferred_on \
                         or not str(e).startswith("no such column"):
                     raise
                 self._deferred_on[-1].append(j.on)  # bound once the whole FROM is known
@@ -576,6 +577,8 @@ class _Binder:
             )
             out = tuple(R.OutColumn(c.name, c.affinity, c.collation) for c in cols)
             return R.Project(swapped, refs, out), scope
+        if kind == "FULL":
+            return _full_join(left, right, cond), scope
         return R.Join("LEFT" if kind == "LEFT" else "INNER", left, right, cond), scope
 
     # ------------------------------------------------------------------ expressions
@@ -1324,3 +1327,36 @@ def _display(e: A.Expr) -> str:
         return render(e)
     except Exception:  # the renderer is only used for a display name
         return type(e).__name__.lower()
+
+
+def _full_join(left: R.Rel, right: R.Rel, cond: S.Expr | None) -> R.Rel:
+    """``left FULL JOIN right ON cond`` as SQLite returns it: the LEFT JOIN's rows, then
+    each right row no left row matches, with NULLs on the left side -- the unmatched
+    right rows are those where ``NOT EXISTS (SELECT 1 FROM left WHERE cond)``."""
+    nl = len(left.columns)
+    on = cond if cond is not None else S.Const(1)
+
+    def deeper(e: S.Expr, level: int) -> S.Expr | None:
+        # a reference out of ``left``, which now sits one subquery level deeper
+        if isinstance(e, S.ColumnRef) and e.depth > level:
+            return dataclasses.replace(e, depth=e.depth + 1)
+        return None
+
+    def from_inside(e: S.Expr, level: int) -> S.Expr | None:
+        # ``on`` read inside the subquery over ``left``: the right row is one level out
+        if not isinstance(e, S.ColumnRef) or e.depth < level:
+            return None
+        if e.depth > level:
+            return dataclasses.replace(e, depth=e.depth + 1)
+        if e.index >= nl:
+            return dataclasses.replace(e, depth=level + 1, index=e.index - nl)
+        return e
+
+    matched = R.Join("LEFT", left, right, cond)
+    unmatched = R.Filter(right, S.Not(S.Exists(
+        R.Filter(rewrite(left, deeper), rewrite(on, from_inside)))))
+    padded = R.Project(unmatched, tuple(
+        [S.Const(None)] * nl + [S.ColumnRef(0, i, c.affinity, c.name, c.collation)
+                               for i, c in enumerate(right.columns)]), matched.columns)
+    return R.SetOp("UNION", True, matched, padded)
+

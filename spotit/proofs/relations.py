@@ -197,7 +197,8 @@ _COLUMNS = ("p", "o", "r", "s", "x")
 _JOINS = tuple(
     f"(SELECT a.id AS id, a.p AS p, b.o AS o, b.r AS r, a.s AS s, b.x AS x "
     f"FROM w AS a {kind}JOIN w AS b ON a.{c} = b.{d}) AS j"
-    for kind in ("LEFT ", "LEFT ", "", "RIGHT ") for c, d in (("p", "o"), ("o", "p"), ("s", "s"))
+    for kind in ("LEFT ", "LEFT ", "", "RIGHT ", "FULL ")
+    for c, d in (("p", "o"), ("o", "p"), ("s", "s"))
 ) + tuple(  # key lookups (spotit.ir.unique): on w's key, on a GROUP BY key, on DISTINCT
     f"(SELECT a.id AS id, a.p AS p, {o} AS o, {r} AS r, a.s AS s, a.x AS x "
     f"FROM w AS a {kind}JOIN {right} ON a.{c} = {key}) AS j"
