@@ -161,6 +161,14 @@ def test_storage_classes_in_a_column_with_text_tell_apart():
     ("SELECT a FROM t", "SELECT a FROM t WHERE a = a OR a IS NULL", "spider2-ordered",
      {"unsupported"}),
     ("SELECT COUNT(*) FROM t", "SELECT COUNT(id) FROM t", "spider2-ordered", {"equivalent"}),
+    # one canonical form, but SQLite returns the rows in other orders: DISTINCT in scan
+    # order, GROUP BY sorted by its key (b = 'x' then 'a'); a join read from either side
+    # (were `equivalent` by canonical form, which skipped the order check)
+    ("SELECT DISTINCT b FROM t", "SELECT b FROM t GROUP BY b", "spider2-ordered",
+     {"not_equivalent", "unsupported"}),
+    ("SELECT t.b, u.b FROM t JOIN t AS u ON u.a = t.a",
+     "SELECT t.b, u.b FROM t AS u JOIN t ON u.a = t.a", "spider2-ordered",
+     {"not_equivalent", "unsupported"}),
 ])
 def test_spider2_verdicts(gold, pred, sem, verdicts):
     res = check(SCHEMA, gold, pred, semantics=sem, bound=3, timeout=20)

@@ -31,7 +31,7 @@ from spotit.ir.types import (
     Collation,
     affinity_of_declared_type,
 )
-from spotit.ir.walk import rewrite
+from spotit.ir.walk import iter_rels, rewrite
 from spotit.schema import Schema, View, internal_table_construct, is_internal_table
 
 AGGREGATES = {"COUNT", "SUM", "AVG", "MIN", "MAX", "TOTAL", "GROUP_CONCAT"}
@@ -100,7 +100,36 @@ class _AggSlot(S.Expr):
 
 def bind(query: A.Query, schema: Schema) -> R.Rel:
     """Resolve ``query`` against ``schema`` into a relational plan."""
-    return _Binder(schema).query(query, None, {})
+    plan = _Binder(schema).query(query, None, {})
+    _no_indeterminate_affinity(plan)
+    return plan
+
+
+def _no_indeterminate_affinity(plan: R.Rel) -> None:
+    """Refuse a compound SELECT read by an enclosing query (a FROM subquery, CTE, view
+    or IN) whose members' columns have different affinities: SQLite takes the column's
+    affinity from any one member, and not always the same one within a query (it may
+    push a WHERE into each member, flattening), so ``c = '1'`` may or may not match an
+    INTEGER 1. The outermost compound's affinities are never read."""
+    outermost: set[int] = set()
+    stack = [plan]
+    while stack:
+        node = stack.pop()
+        outermost.add(id(node))
+        if isinstance(node, R.Sort):
+            stack.append(node.input)
+        elif isinstance(node, R.SetOp):
+            stack.extend((node.left, node.right))
+    for rel in iter_rels(plan):
+        if isinstance(rel, R.SetOp) and id(rel) not in outermost:
+            for i, (a, b) in enumerate(zip(rel.left.columns, rel.right.columns,
+                                           strict=True)):
+                if a.affinity != b.affinity:
+                    raise Unsupported(
+                        f"a compound SELECT read by an enclosing query whose column "
+                        f"{i + 1} has different affinities in its members ({a.affinity.name} "
+                        f"and {b.affinity.name}: SQLite leaves the column's affinity "
+                        "indeterminate)")
 
 
 def bind_row_expression(schema: Schema, table: str, columns: list[R.OutColumn],
