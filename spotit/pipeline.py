@@ -36,7 +36,7 @@ from spotit.errors import BudgetExceeded, SpotItError, Unsupported
 from spotit.frontend.binder import bind
 from spotit.frontend.now import pin_now
 from spotit.frontend.parser import parse
-from spotit.ir.bounded import at_bound
+from spotit.ir.bounded import at_bound, max_rows
 from spotit.ir.determinism import randomized
 from spotit.ir.relational import Rel
 from spotit.probe import (
@@ -1135,7 +1135,6 @@ def _order_left_to_sqlite(plan: Rel, k: int) -> bool:
     """Whether SQLite picks the order of ``plan``'s rows: no ORDER BY on top (through
     projections), and more than one row possible within bound k."""
     from spotit.ir import relational as R
-    from spotit.ir.bounded import max_rows
 
     top = plan
     while isinstance(top, R.Project):

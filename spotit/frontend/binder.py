@@ -1388,4 +1388,3 @@ def _full_join(left: R.Rel, right: R.Rel, cond: S.Expr | None) -> R.Rel:
         [S.Const(None)] * nl + [S.ColumnRef(0, i, c.affinity, c.name, c.collation)
                                for i, c in enumerate(right.columns)]), matched.columns)
     return R.SetOp("UNION", True, matched, padded)
-

@@ -15,16 +15,14 @@ from spotit.ir import scalar as S
 from spotit.ir.types import BINARY
 from spotit.ir.walk import iter_exprs, iter_rels
 
+# functions whose value differs from one run of the query to the next
+RANDOMIZED = frozenset({"RANDOM", "RANDOMBLOB"})
 # functions whose value is not one of their arguments' (or depends on the clock)
-_VOLATILE = frozenset({"RANDOM", "RANDOMBLOB", "CHANGES", "LAST_INSERT_ROWID", "TOTAL_CHANGES",
-                       "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP"})
+_VOLATILE = RANDOMIZED | {"CHANGES", "LAST_INSERT_ROWID", "TOTAL_CHANGES", "CURRENT_DATE",
+                          "CURRENT_TIME", "CURRENT_TIMESTAMP"}
 # window functions whose value is the same for rows that tie on the ORDER BY
 _PEER_BLIND = frozenset({"RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST"})
 _FRAMED = frozenset({"COUNT", "SUM", "TOTAL", "AVG"})
-
-
-# functions whose value differs from one run of the query to the next
-RANDOMIZED = frozenset({"RANDOM", "RANDOMBLOB"})
 
 
 def randomized(plan: R.Rel) -> str | None:
