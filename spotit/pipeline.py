@@ -985,9 +985,11 @@ class Checker:
             result.spurious.append({"k": k, "note": v.note, "tie_only": self.tie_only,
                                     "database": _rows_json(
                 self.schema, rows), "gold_result": v.gold_rows, "pred_result": v.pred_rows})
-            # where the solver rounded otherwise than doubles do, say how doubles round
-            # there (a valid fact, kept for the rest of this bound) and look again
-            facts = [f for f in rounding.lemmas(enc, model) if f not in self.facts]
+            # where the solver rounded otherwise than doubles do, or gave a REAL cell a
+            # value no double has, say how doubles are there (a valid fact, kept for the
+            # rest of this bound) and look again
+            facts = [f for f in [*rounding.lemmas(enc, model), *db.between_doubles(model)]
+                     if f not in self.facts]
             if facts:
                 self.facts.extend(facts)
                 session.add(writer.commands(_solver_form(enc, facts)))

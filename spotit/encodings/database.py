@@ -20,6 +20,8 @@ columns, first rows), so every database stays reachable up to row order.
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -492,6 +494,30 @@ class SymbolicDatabase:
                 out += self.pin_cell(table, r, c, trows[r][c])
         return out
 
+    def between_doubles(self, model: dict) -> list[FNode]:
+        """``cell <= lo or cell >= hi`` for each REAL cell the model puts strictly
+        between two neighbouring doubles lo < hi: true of every database (a REAL holds a
+        double), so adding it keeps answers sound, and the next model has a value the
+        decoded database holds exactly (else SQLite sees the nearest double, and a
+        difference at 1.7e308 + 1 is never confirmed)."""
+        b = self.b
+        out = []
+        for cell in self._cells.values():
+            sym = cell.symbols.get(StorageClass.REAL.value)
+            v = model.get(sym.symbol_name()) if sym is not None else None
+            if v is None or isinstance(v, bool) or not isinstance(v, int | Fraction):
+                continue
+            q = Fraction(v)
+            if abs(q) > _DBL_MAX:
+                continue
+            d = float(q)
+            if Fraction(d) == q:
+                continue
+            lo, hi = (d, math.nextafter(d, math.inf)) if Fraction(d) < q else (
+                math.nextafter(d, -math.inf), d)
+            out.append(b.or_(b.le(sym, b.real(Fraction(lo))), b.le(b.real(Fraction(hi)), sym)))
+        return out
+
     def cell_keys(self) -> list[tuple[str, int, int]]:
         """(table, row, column) of every cell the encoding has read so far."""
         return list(self._cells)
@@ -536,7 +562,12 @@ def _domain_constraint(b: Builder, cls: StorageClass, term: FNode) -> FNode:
     if cls is StorageClass.TEXT:
         # SQLite text never holds NUL in practice (C strings); keep models loadable.
         return b.not_(b.contains(term, b.str("\x00")))
+    if cls is StorageClass.REAL:  # a double: finite, at most DBL_MAX in magnitude
+        return b.and_(b.le(b.real(-_DBL_MAX), term), b.le(term, b.real(_DBL_MAX)))
     return b.TRUE
+
+
+_DBL_MAX = Fraction(sys.float_info.max)  # exact, as a rational
 
 
 def default_value(column: Column, n: int = 0):
@@ -578,5 +609,10 @@ def _python_value(cls: StorageClass, v):
     if cls is StorageClass.INTEGER:
         return int(v) if v is not None else 0
     if cls is StorageClass.REAL:
-        return float(Fraction(v)) if v is not None else 0.0
+        if v is None:
+            return 0.0
+        q = Fraction(v)
+        # beyond the doubles (a model of a formula without the cells' range, e.g. an
+        # expression's value): the nearest double, and SQLite judges the database
+        return float(max(-_DBL_MAX, min(_DBL_MAX, q)))
     return str(v) if v is not None else ""
