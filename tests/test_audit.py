@@ -376,3 +376,37 @@ def test_systems_agreeing_on_sql_sqlite_rejects_never_outvote_the_gold(tmp_path)
     assert f["finding"] not in ("gold-alone", "gold-minority")
     assert f["proposal"] is None
     assert checks <= 3  # the rejected member is never checked against anything
+
+
+def test_the_gold_counts_as_an_author_of_its_class(tmp_path):
+    # question 0: the gold and A, B write "> 2"; C, D, E agree on ">= 2" (they differ on a
+    # price of exactly 2); F on every id. Three authors against three: a tie, so the gold
+    # is not in a minority, and the gold's class has not the most systems: split.
+    # question 1: the gold and A write "> 4"; B, C, D agree on ">= 4": two authors against
+    # three, a minority. (M = 3, half of six systems.)
+    questions = [
+        ("SELECT name FROM item WHERE price > 2", {
+            "A": "SELECT name FROM item WHERE price > 2",
+            "B": "SELECT name FROM item WHERE 2 < price",
+            "C": "SELECT name FROM item WHERE price >= 2",
+            "D": "SELECT name FROM item WHERE 2 <= price",
+            "E": "SELECT name FROM item WHERE price >= 2 AND 1 = 1",
+            "F": "SELECT id FROM item"}),
+        ("SELECT name FROM item WHERE price > 4", {
+            "A": "SELECT name FROM item WHERE 4 < price",
+            "B": "SELECT name FROM item WHERE price >= 4",
+            "C": "SELECT name FROM item WHERE 4 <= price",
+            "D": "SELECT name FROM item WHERE price >= 4 AND 1 = 1",
+            "E": "SELECT id FROM item",
+            "F": "SELECT name FROM item WHERE price < 4"}),
+    ]
+    preds = make_benchmark(tmp_path, questions)
+    store, run_id = evaluate(tmp_path, preds, tmp_path / "r.sqlite")
+    tie, minority = audit(store, run_id=run_id, workers=2, explain=False)
+    store.close()
+    assert systems_of(tie, tie["gold_class"]) == {"A", "B"}
+    assert tie["finding"] == "split"
+    assert systems_of(minority, minority["gold_class"]) == {"A"}
+    assert minority["finding"] == "gold-minority"
+    assert systems_of(minority, minority["majority_class"]) == {"B", "C", "D"}
+    assert minority["proposal"] is not None

@@ -10,12 +10,13 @@ stopped and no check runs twice). Then a finding per question:
 
 - ``gold-alone``: no prediction is in the gold's class, and at least ``min_agree``
   systems share one other class;
-- ``gold-minority``: the gold's class is smaller than another class of at least
-  ``min_agree`` systems;
+- ``gold-minority``: the gold's class, counting the gold as one more author beside
+  its systems, is smaller than another class of at least ``min_agree`` systems (the
+  gold and one system against two is a tie, not a minority);
 - ``gold-undecided``: such a class exists, but whether it differs from the gold was
   not decided (a timeout, an unsupported construct): no counterexample, no proposal;
-- ``split``: no class reaches ``min_agree`` (and the gold's is not the largest);
-- ``consensus-with-gold``: the gold's class is the largest.
+- ``split``: no class outvotes the gold so (and the gold's is not the largest);
+- ``consensus-with-gold``: the gold's class has the most systems (ties included).
 
 A ``gold-alone``/``gold-minority`` finding carries the smallest confirmed
 counterexample between the gold and the majority class, both results on it, what the
@@ -394,8 +395,10 @@ class Audit:
         gold_class = part.class_of(0)
         sizes = [c["n_systems"] for c in classes]
         gold_size = sizes[gold_class] if gold_class is not None else 0
+        # the gold is one more author: its class counts it beside its systems
+        gold_votes = gold_size + 1 if gold_class is not None else 0
         big = [k for k in range(len(classes)) if k != gold_class
-               and sizes[k] >= self.min_agree and sizes[k] > gold_size
+               and sizes[k] >= self.min_agree and sizes[k] > gold_votes
                and part.classes[k][0] not in st.rejected]  # agreeing on invalid SQL
         if big:
             majority = max(big, key=lambda k: (sizes[k], self._eff(classes[k]["systems"],
