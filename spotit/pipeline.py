@@ -37,7 +37,7 @@ from spotit.frontend.binder import bind
 from spotit.frontend.now import pin_now
 from spotit.frontend.parser import parse
 from spotit.ir.bounded import at_bound, max_rows
-from spotit.ir.determinism import randomized
+from spotit.ir.determinism import not_of_the_database
 from spotit.ir.relational import Rel
 from spotit.probe import (
     DEFAULT_MAX_ROWS,
@@ -324,10 +324,10 @@ class Checker:
             return self._done(result, Verdict.ERROR, str(e), start)
         self.plans = (gold_plan, pred_plan)
         for side, plan in (("gold", gold_plan), ("pred", pred_plan)):
-            if (drawn := randomized(plan)) is not None:
-                return self._done(result, Verdict.UNSUPPORTED, f"{drawn} ({side}): a new "
-                                  "random value on every run, so two runs of the query "
-                                  "differ on the same database", start)
+            if (outside := not_of_the_database(plan)) is not None:
+                function, why = outside
+                return self._done(result, Verdict.UNSUPPORTED, f"{function} ({side}): "
+                                  f"{why}", start)
         if (isinstance(opts.semantics, Spider2)
                 and opts.semantics.gold_columns(len(gold_plan.columns)) is None):
             # Spider 2.0's evaluator would score even the gold 0 (its iloc raises)

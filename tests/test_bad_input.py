@@ -46,6 +46,12 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     # are the same
     ("SELECT zeroblob(x) FROM t", "SELECT zeroblob(x) FROM t WHERE 1 = 1", "unsupported",
      "ZEROBLOB"),
+    # TOTAL_CHANGES() is the connection's count of changed rows, not a value of the
+    # database: 0 on a fresh connection, the rows inserted where SpotIt validates. It was
+    # folded as a constant (0) and `total_changes() = 0` proved a filter that keeps all
+    ("SELECT x FROM t WHERE total_changes() = 0", "SELECT x FROM t", "unsupported",
+     "TOTAL_CHANGES"),
+    ("SELECT total_changes() FROM t", "SELECT 0 FROM t", "unsupported", "TOTAL_CHANGES"),
 ])
 def test_bad_queries(gold, pred, verdict, fragment):
     res = check(SCHEMA, gold, pred, bound=2)

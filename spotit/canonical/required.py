@@ -8,13 +8,14 @@ from spotit.canonical.registry import rule
 from spotit.canonical.trees import bottom_up, conjuncts, has_subquery
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
+from spotit.ir.determinism import CONNECTION_STATE, RANDOMIZED
 from spotit.ir.walk import iter_exprs, rewrite
 
 # operators whose value is 0, 1 or NULL, so "true" means the value 1
 _BOOLEAN = (S.Compare, S.Is, S.IsNull, S.And, S.Or, S.Not, S.Like)
-# functions that may give another value when called again on the same row
-_VOLATILE = frozenset({"RANDOM", "RANDOMBLOB", "CHANGES", "LAST_INSERT_ROWID",
-                       "TOTAL_CHANGES"})
+# functions that may give another value when called again on the same row (the clock
+# is read once per statement)
+_AGAIN = RANDOMIZED | CONNECTION_STATE
 TRUE = S.Const(1)
 
 
@@ -65,7 +66,7 @@ def _stable(c: S.Expr) -> bool:
     """``c`` is 1 wherever it is true, gives the same value on the same row, and brings
     no collation to a comparison it is an operand of (as the constant 1 does not)."""
     return isinstance(c, _BOOLEAN) and not has_subquery(c) and not any(
-        isinstance(e, S.Call) and e.name in _VOLATILE for e, _ in iter_exprs(c)
+        isinstance(e, S.Call) and e.name in _AGAIN for e, _ in iter_exprs(c)
     ) and not S.has_explicit_collation(c)
 
 

@@ -17,21 +17,30 @@ from spotit.ir.walk import iter_exprs, iter_rels
 
 # functions whose value differs from one run of the query to the next
 RANDOMIZED = frozenset({"RANDOM", "RANDOMBLOB"})
-# functions whose value is not one of their arguments' (or depends on the clock)
-_VOLATILE = RANDOMIZED | {"CHANGES", "LAST_INSERT_ROWID", "TOTAL_CHANGES", "CURRENT_DATE",
-                          "CURRENT_TIME", "CURRENT_TIMESTAMP"}
+# functions whose value is the connection's history, not the database's
+CONNECTION_STATE = frozenset({"CHANGES", "LAST_INSERT_ROWID", "TOTAL_CHANGES"})
+# functions whose value is not one of their arguments' (or depends on the clock): never
+# folded to a constant, never assumed equal between two calls
+VOLATILE = RANDOMIZED | CONNECTION_STATE | {"CURRENT_DATE", "CURRENT_TIME",
+                                            "CURRENT_TIMESTAMP"}
 # window functions whose value is the same for rows that tie on the ORDER BY
 _PEER_BLIND = frozenset({"RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST"})
 _FRAMED = frozenset({"COUNT", "SUM", "TOTAL", "AVG"})
 
 
-def randomized(plan: R.Rel) -> str | None:
-    """The first function of ``plan`` whose value is drawn afresh on every run (None if
-    none is): two runs of such a query differ on the same database, so neither a
-    database nor a proof says anything about it."""
+def not_of_the_database(plan: R.Rel) -> tuple[str, str] | None:
+    """(function, why) for the first function of ``plan`` whose value is not the
+    database's (None if none is): drawn afresh on every run, or the connection's
+    history. Two runs of such a query differ on the same database, or differ between the
+    connection SQLite validates on and the user's, so neither a database nor a proof
+    says anything about it."""
     for e, _ in iter_exprs(plan):
         if isinstance(e, S.Call) and e.name in RANDOMIZED:
-            return f"{e.name}()"
+            return (f"{e.name}()", "a new random value on every run, so two runs of the "
+                    "query differ on the same database")
+        if isinstance(e, S.Call) and e.name in CONNECTION_STATE:
+            return (f"{e.name}()", "a fact of the connection's history (rows it changed "
+                    "or inserted), not a value of the database")
     return None
 
 
@@ -46,7 +55,7 @@ def nondeterminism(plan: R.Rel) -> str | None:
         if why is not None:
             return why
     for e, _ in iter_exprs(plan):
-        if isinstance(e, S.Call) and e.name in _VOLATILE:
+        if isinstance(e, S.Call) and e.name in VOLATILE:
             return f"{e.name}()"
         if isinstance(e, S.Call) and any(isinstance(a, S.Const) and a.value == "now"
                                          for a in e.args):

@@ -8,6 +8,7 @@ a row or a subquery are not closed and render as ``None``.
 from __future__ import annotations
 
 from spotit.ir import scalar as S
+from spotit.ir.determinism import VOLATILE
 from spotit.ir.types import Affinity
 
 _CAST_NAMES = {
@@ -91,8 +92,7 @@ def _render(e: S.Expr) -> str:
     if isinstance(e, S.Call):
         if e.name == "+":
             return f"(+ {r(e.args[0])})"
-        if e.name in ("RANDOM", "RANDOMBLOB", "CHANGES", "LAST_INSERT_ROWID",
-                      "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP"):
+        if e.name in VOLATILE:
             raise _NotClosed  # not a function of its arguments
         if any(isinstance(a, S.Const) and a.value == "now" for a in e.args):
             raise _NotClosed  # 'now' is the evaluation instant, fixed elsewhere
