@@ -24,7 +24,7 @@ from pysmt.typing import BOOL
 
 from spotit import encodings  # noqa: F401  (registers every encoding)
 from spotit.canonical import canonical
-from spotit.canonical.choices import arbitrary_choice
+from spotit.canonical.choices import arbitrary_choice, order_choice
 from spotit.canonical.rowwise import obligations, without_foreign_keys
 from spotit.canonical.semijoins import AS_IN
 from spotit.encodings import rounding
@@ -336,6 +336,7 @@ class Checker:
                               f"{len(gold_plan.columns)} columns", start)
         gold_form, gold_rules = canonical(gold_plan, opts.semantics.basis)
         pred_form, pred_rules = canonical(pred_plan, opts.semantics.basis)
+        ordered = opts.semantics.ordered  # rows compared in order: their order may choose
         # Spider 2.0's evaluator compares rows in the order SQLite returns them, which
         # two plans of one form need not share (DISTINCT and GROUP BY, a join's two
         # sides): there the form proves nothing, and the encoding says what it can
@@ -355,7 +356,8 @@ class Checker:
             rules = [r for r in dict.fromkeys(gold_rules + pred_rules) if r != "column names"]
             reason = ("the two queries have the same plan" if not rules else
                       f"the two queries have the same canonical form ({', '.join(rules)})")
-            choice = arbitrary_choice(gold_plan) or arbitrary_choice(pred_plan)
+            choice = (arbitrary_choice(gold_plan, ordered)
+                      or arbitrary_choice(pred_plan, ordered))
             if choice is not None and (found := self._probe()) is not None:
                 # the same set of possible results, but SQLite chose differently here
                 return self._probe_verdict(result, found, f"; {reason}, so the results "
@@ -381,8 +383,8 @@ class Checker:
         if found is None and parts is not None and (proved := self._one_row_proof(
                 parts, parts[0][0] is gold_form, solver, deadline)):
             return self._everywhere(result, "one row per table", proved + ": they agree on "
-                                    "every database", arbitrary_choice(gold_plan) or
-                                    arbitrary_choice(pred_plan),
+                                    "every database", arbitrary_choice(gold_plan, ordered) or
+                                    arbitrary_choice(pred_plan, ordered),
                                     {"gold": gold_plan, "pred": pred_plan}, solver, deadline,
                                     start)
         top = opts.bound if found is None else min(opts.bound, _rows_per_table(found.rows) - 1)
@@ -1134,14 +1136,10 @@ SPLIT_FROM_K = 3
 
 
 def _order_left_to_sqlite(plan: Rel, k: int) -> bool:
-    """Whether SQLite picks the order of ``plan``'s rows: no ORDER BY on top (through
-    projections), and more than one row possible within bound k."""
-    from spotit.ir import relational as R
-
-    top = plan
-    while isinstance(top, R.Project):
-        top = top.input
-    return not (isinstance(top, R.Sort) and top.keys) and max_rows(plan, k) > 1
+    """Whether SQLite picks (some of) the order of ``plan``'s rows: no ORDER BY on top
+    (through projections) or one whose terms may tie, and more than one row possible
+    within bound k."""
+    return order_choice(plan) is not None and max_rows(plan, k) > 1
 
 
 def _same_at_bound(gold_form: Rel, pred_form: Rel, k: int, semantics: str) -> bool:
@@ -1151,7 +1149,8 @@ def _same_at_bound(gold_form: Rel, pred_form: Rel, k: int, semantics: str) -> bo
     gold_k, pred_k = at_bound(gold_form, k, semantics), at_bound(pred_form, k, semantics)
     if (gold_k, pred_k) == (gold_form, pred_form):
         return False  # the same plans the canonical forms already compared
-    if arbitrary_choice(gold_k) or arbitrary_choice(pred_k):
+    ordered = semantics == "list"
+    if arbitrary_choice(gold_k, ordered) or arbitrary_choice(pred_k, ordered):
         return False
     return canonical(gold_k, semantics)[0] == canonical(pred_k, semantics)[0]
 
