@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 
@@ -133,3 +134,21 @@ def test_a_time_limit_is_kept_while_encoding():
     assert "time limit reached while encoding" in r.reason
     # generous: on an idle machine it ends within a second of the limit
     assert time.monotonic() - start < 5 + 25
+
+
+@pytest.mark.parametrize("limit", ["'1'", "' 2'", "'2.0'", "'1e0'", "'2 '", "'-1'", "2.0",
+                                   "'x'", "'0x10'", "''", "2.5", "1e20"])
+def test_a_limit_is_an_error_exactly_where_sqlite_says_so(limit):
+    # SQLite gives a LIMIT NUMERIC affinity first ('1' is 1); `'1'` was a datatype mismatch
+    query = f"SELECT x FROM t ORDER BY x LIMIT {limit}"
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(SCHEMA)
+    try:
+        conn.execute(query).fetchall()
+        sqlite_rejects = False
+    except sqlite3.Error:
+        sqlite_rejects = True
+    res = check(SCHEMA, query, "SELECT x FROM t ORDER BY x LIMIT 1", bound=2)
+    assert (res.verdict.value == "error") == sqlite_rejects, res.reason
+    if sqlite_rejects:
+        assert "LIMIT must be an integer" in res.reason
