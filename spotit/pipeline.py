@@ -1164,19 +1164,34 @@ def _rows_json(schema: Schema, rows) -> dict[str, list[dict[str, Any]]]:
 
 
 def _block(db: SymbolicDatabase, model: dict):
-    """Not this database again (presence flags and every cell the encoding read)."""
+    """Not this database again (presence flags and every cell the encoding read). A cell
+    of a present row the formula leaves free (read only by an over-approximated
+    function: PRINTF's value is free of its arguments) is held to the value SQLite was
+    given, not left out: left out, every database that differs there only would be
+    blocked with this one, and a bound whose candidates ran out would be proved
+    without SQLite ever seeing them."""
     b = db.b
     same = []
     for t in db.used_tables():
         for r in db.rows(t.name):
             p = db.present(t.name, r)
             same.append(b.iff(p, b.bool(bool(model.get(p.symbol_name(), False)))))
-    for _key, symbols in db.cell_symbols():
+    for key, symbols in db.cell_symbols():
+        present = _truthy_model(model, db.present(key[0], key[1]))
+        if present and any(s.symbol_name() not in model for s in symbols.values()):
+            pinned = db.decoded_pin(key, model)
+            if pinned is not None:
+                same.extend(pinned)
+                continue
         for sym in symbols.values():
             name = sym.symbol_name()
             if name in model:
                 same.append(b.eq(sym, _const_of(b, sym, model[name])))
     return b.not_(b.and_(same))
+
+
+def _truthy_model(model: dict, flag) -> bool:
+    return bool(model.get(flag.symbol_name(), False))
 
 
 def _const_of(b: Builder, sym, value):

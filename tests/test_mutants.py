@@ -99,7 +99,7 @@ CASES: dict[str, Callable[[], str]] = {
     "mod-sign-of-divisor": _expression("MOD(i, 2)", i=-7),  # -1.0
     "typeof-real-as-integer": _expression("TYPEOF(r)", r=1.5),  # 'real'
     "unicode-last-char": _expression("UNICODE(s)", s="ab"),  # 97
-    "char-null-as-null": _expression("CHAR(i, a)", i=65),  # 'A' and U+0000
+    "char-out-of-range-dropped": _unfolded(_expression("CHAR(-1)")),  # U+FFFD
     "nullif-null-second": _expression("NULLIF(i, a)", i=1),  # 1
     "unary-plus-numeric": _expression("(+s)", s="5x"),  # '5x'
     "floor-as-trunc": _expression("FLOOR(r)", r=-1.5),  # -2.0

@@ -18,7 +18,7 @@ from pysmt.fnode import FNode
 from pysmt.operators import STR_INDEXOF, STR_LENGTH
 from pysmt.typing import BOOL, INT, REAL, STRING, FunctionType, PySMTType
 
-from spotit.errors import BudgetExceeded
+from spotit.errors import BudgetExceeded, Unsupported
 from spotit.smt import ops
 
 
@@ -68,6 +68,10 @@ class Builder:
         return None
 
     def str(self, s: str) -> FNode:
+        if any(ord(c) > ops.MAX_CHAR for c in s):
+            c = next(c for c in s if ord(c) > ops.MAX_CHAR)
+            raise Unsupported(f"text holding the character U+{ord(c):04X}, beyond "
+                              "SMT-LIB's strings (U+2FFFF)")
         return self.m.String(s)
 
     # ------------------------------------------------------------------ boolean

@@ -480,7 +480,7 @@ def _instr_case_mapped(enc: Encoder, shape: CaseMap, needle: str) -> FNode:
     letters = sum(1 for ch in needle if ch.isascii() and ch.isalpha())
     if letters > MAX_CASE_VARIANT_LETTERS:
         return None  # type: ignore[return-value]
-    variants = _case_variants(needle.lower())
+    variants = _case_variants(needle)  # ASCII letters only: LOWER('É') is 'É
     best = None  # least non-negative index so far, as an (found, index) pair
     for v in variants:
         idx = b.index_of(shape.source, b.str(v), b.int(0))

@@ -4,9 +4,13 @@ CHAR, QUOTE, HEX, SOUNDEX, PRINTF/FORMAT.
 Exact: TYPEOF (SpotIt tracks storage classes), LIKELY/UNLIKELY/LIKELIHOOD (the
 planner's hints return their argument), UNICODE (the code point of the first character
 of the text form, NULL for '' and NULL) and CHAR (each argument read as
-``sqlite3_value_int64``, NULL as 0, outside 0..0x10FFFF as U+FFFD; exact up to the
-largest code point SMT-LIB strings hold, 0x2FFFF, and outside the surrogates), QUOTE of
-NULL, INTEGER and TEXT (``'`` doubled inside quotes).
+``sqlite3_value_int64``, NULL as 0, outside 0..0x10FFFF as U+FFFD), both below the
+characters that stand for all of SQLite's beyond SMT-LIB's strings
+(``ops.STAND_IN_CHARS``: there UNICODE is free above it, and CHAR of such a code point is
+a free character there) and outside the surrogates; QUOTE of NULL, INTEGER and TEXT
+(``'`` doubled inside quotes). CHAR of 0 (or NULL) puts a NUL in the text, which
+SQLite's functions read as its end (LENGTH(CHAR(0)) is 0): no text value models that,
+so CHAR is outside the fragment unless every argument is a constant other than 0.
 
 Over-approximated (``exact=False``; SQLite confirms every model): QUOTE of a REAL (it
 prints 15 significant digits, or 20 when those do not read back), HEX (the UTF-8 bytes
@@ -26,12 +30,12 @@ from spotit.encodings.encoder import Encoder
 from spotit.encodings.registry import function
 from spotit.encodings.rounding import READINGS
 from spotit.encodings.values import Alt, Value, int_value, null_value, text_value
+from spotit.errors import Unsupported
 from spotit.ir.types import StorageClass
 from spotit.mutants import planted
 from spotit.smt import ops
 
 INT_C, REAL_C, TEXT_C = StorageClass.INTEGER, StorageClass.REAL, StorageClass.TEXT
-SMT_MAX_CODE = 0x2FFFF  # SMT-LIB's strings hold code points 0 .. 0x2FFFF
 SQLITE_MAX_CODE = 0x10FFFF
 REPLACEMENT = 0xFFFD
 
@@ -87,7 +91,14 @@ def fn_unicode(enc: Encoder, args: list[Value]) -> Value:
     code = ops.str_to_code(b.char_at(s, at))
     # SQLite's text is UTF-8, which has no surrogates: neither has a database's text
     enc.side.append(b.not_(_surrogate(b, code)))
-    return int_value(b, code, b.or_(t.null, b.eq(b.str_len(s), b.int(0))))
+    null = b.or_(t.null, b.eq(b.str_len(s), b.int(0)))
+    # a stand-in character is any of SQLite's at or above it: its code point is free there
+    high = b.le(b.int(ops.STAND_IN_CHARS), code)
+    beyond = b.fresh("unicode", INT)
+    enc.side.append(b.and_(b.le(b.int(ops.STAND_IN_CHARS), beyond),
+                           b.le(beyond, b.int(SQLITE_MAX_CODE))))
+    enc.approximate("UNICODE of a character from U+2F800 on", b.or_(null, b.not_(high)))
+    return int_value(b, b.ite(high, beyond, code), null)
 
 
 def _surrogate(b, code):
@@ -95,32 +106,36 @@ def _surrogate(b, code):
 
 
 @function("CHAR", arity=(0, None), arg_kinds=("codepoint", "codepoint"), returns="text",
-          differs_in=("mysql",), mutants=("char-null-as-null",))
+          differs_in=("mysql",), mutants=("char-out-of-range-dropped",))
 def fn_char(enc: Encoder, args: list[Value]) -> Value:
     """The text of the characters whose code points the arguments are (each read as an
     integer; NULL is 0, out of range is U+FFFD); never NULL."""
     b = enc.b
     out = b.str("")
-    exact, nulls = [], []
+    exact = []
     for v in args:
         iv = C.to_integer(enc, v)
-        code = iv.alts[0].term if iv.alts else b.int(0)
-        if planted("char-null-as-null"):
-            nulls.append(iv.null)  # NULL would make the whole text NULL
-        else:
-            code = b.ite(iv.null, b.int(0), code)
-        code = b.ite(b.or_(b.lt(code, b.int(0)), b.lt(b.int(SQLITE_MAX_CODE), code)),
-                     b.int(REPLACEMENT), code)
-        inside = b.and_(b.le(code, b.int(SMT_MAX_CODE)), b.or_(
-            b.lt(code, b.int(0xD800)), b.lt(b.int(0xDFFF), code)))
+        code = b.ite(iv.null, b.int(0), iv.alts[0].term if iv.alts else b.int(0))
+        outside = b.or_(b.lt(code, b.int(0)), b.lt(b.int(SQLITE_MAX_CODE), code))
+        dropped = outside if planted("char-out-of-range-dropped") else b.FALSE
+        code = b.ite(outside, b.int(REPLACEMENT), code)
+        if not (code.is_constant() and code.constant_value() != 0):
+            raise Unsupported("CHAR() of a value that may be 0 or NULL: SQLite's text then "
+                              "holds a NUL, which its functions read as the end")
+        high = b.le(b.int(ops.STAND_IN_CHARS), code)
+        inside = b.and_(b.not_(high), b.not_(_surrogate(b, code)))
         free = b.fresh("char", STRING)
         enc.side.append(b.eq(b.str_len(free), b.int(1)))
         enc.side.append(b.not_(_surrogate(b, ops.str_to_code(free))))
-        out = b.concat(out, b.ite(inside, ops.str_from_code(code), free))
+        # a code point from the stand-ins on is one of them (any: they stand for all)
+        enc.side.append(b.implies(high, b.le(b.int(ops.STAND_IN_CHARS),
+                                             ops.str_to_code(free))))
+        out = b.concat(out, b.ite(dropped, b.str(""),
+                                  b.ite(inside, ops.str_from_code(code), free)))
         exact.append(inside)
     if exact:
-        enc.approximate("CHAR of a code point past 0x2FFFF or a surrogate", b.and_(exact))
-    return text_value(b, out, b.or_(*nulls))
+        enc.approximate("CHAR of a code point from U+2F800 on or a surrogate", b.and_(exact))
+    return text_value(b, out)
 
 
 @function("QUOTE", arity=(1, 1), arg_kinds=("any",), returns="text",

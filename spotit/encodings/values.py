@@ -24,6 +24,7 @@ from pysmt.typing import INT, REAL, STRING
 from spotit.encodings.builder import Builder
 from spotit.errors import Unsupported
 from spotit.ir.types import StorageClass
+from spotit.smt.ops import STAND_IN_CHARS
 
 if TYPE_CHECKING:
     from spotit.encodings.textorder import CaseMap, Padded
@@ -166,6 +167,13 @@ def constant(b: Builder, v: int | float | str | None) -> Value:
         if not math.isfinite(v):  # '1e999' read as a number: SQLite's Inf has no rational
             raise Unsupported("an infinite REAL")
         return real_value(b, b.real(v))
+    if "\x00" in v:  # made by CHAR(0) folded: SQLite's functions read a NUL as the end
+        raise Unsupported("a text holding a NUL character")
+    if any(ord(c) >= STAND_IN_CHARS for c in v):
+        c = next(c for c in v if ord(c) >= STAND_IN_CHARS)
+        raise Unsupported(f"a text holding the character U+{ord(c):04X}: characters from "
+                          "U+2F800 on stand for all those SQLite text holds beyond SMT-LIB's "
+                          "strings")
     return text_value(b, b.str(v))
 
 

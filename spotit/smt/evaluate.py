@@ -19,9 +19,8 @@ from pysmt.environment import Environment
 from pysmt.fnode import FNode
 from pysmt.simplifier import Simplifier
 
+from spotit.smt.ops import MAX_CHAR
 from spotit.smt.regex_eval import NotConstant, in_re
-
-MAX_CODE_POINT = 0x2FFFF  # SMT-LIB strings: characters 0 .. #x2FFFF
 
 
 class Evaluator(Simplifier):
@@ -129,7 +128,7 @@ def apply_reserved(name: str, v: list) -> bool | int | str | None:
     if name == "str.to_code":
         return ord(v[0]) if len(v[0]) == 1 else -1
     if name == "str.from_code":
-        return chr(v[0]) if 0 <= v[0] <= MAX_CODE_POINT else ""
+        return chr(v[0]) if 0 <= v[0] <= MAX_CHAR else ""
     if name == "str.is_digit":
         return len(v[0]) == 1 and "0" <= v[0] <= "9"
     if name == "str.replace_all":

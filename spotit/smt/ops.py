@@ -45,6 +45,15 @@ from pysmt.typing import BOOL, INT, REAL, STRING, PySMTType
 REGLAN_NAME = "RegLan"
 """Name of the SMT-LIB sort of regular languages (a custom pysmt type of arity 0)."""
 
+MAX_CHAR = 0x2FFFF
+"""Largest code point of an SMT-LIB string character (theory UnicodeStrings)."""
+
+STAND_IN_CHARS = 0x2F800
+"""From here to MAX_CHAR, a character of a symbolic text stands for any character SQLite
+text may hold at or above it (to U+10FFFF, beyond SMT-LIB's strings): a database with
+such characters maps onto one in this range, keeping their order and every literal,
+so no literal may hold one (``Builder.str``) and UNICODE and CHAR are free here."""
+
 _STR_LT = "str.<"
 _STR_LE = "str.<="
 _STR_TO_CODE = "str.to_code"

@@ -47,14 +47,11 @@ from pysmt.fnode import FNode
 from pysmt.typing import PySMTType
 
 from spotit.errors import BudgetExceeded
-from spotit.smt.ops import BUILTIN_NAMES, REGLAN_NAME
+from spotit.smt.ops import BUILTIN_NAMES, MAX_CHAR, REGLAN_NAME
 from spotit.smt.walkers import collect_symbols, formula_size
 
 DEFAULT_MAX_DEPTH = 200
 """Deepest nesting written inline; a deeper subterm gets a ``define-fun`` of its own."""
-
-MAX_CHAR = 0x2FFFF
-"""Largest code point of an SMT-LIB string character (theory UnicodeStrings)."""
 
 _DEF_PREFIX = "d!"
 _DEF_NAME = re.compile(r"d!\d+\Z")
