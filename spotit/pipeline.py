@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pysmt.environment import reset_env
+from pysmt.fnode import FNode
 from pysmt.typing import BOOL
 
 from spotit import encodings  # noqa: F401  (registers every encoding)
@@ -998,7 +999,10 @@ class Checker:
                 retries = min(retries + 1, SPURIOUS_RETRIES + ROUNDING_REFINEMENTS)
             if attempt == retries or _out_of_time(deadline):
                 break
-            self.blocked.append(_block(db, model))
+            block, generalized = _block(db, model)
+            self.blocked.append(block)
+            # a block that stands for databases SQLite did not see settles nothing
+            self.settled = self.settled and not generalized
             writer.push()
             session.push()
             session.add(writer.commands(_solver_form(enc, [self.blocked[-1]])))
@@ -1163,35 +1167,29 @@ def _rows_json(schema: Schema, rows) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _block(db: SymbolicDatabase, model: dict):
-    """Not this database again (presence flags and every cell the encoding read). A cell
-    of a present row the formula leaves free (read only by an over-approximated
-    function: PRINTF's value is free of its arguments) is held to the value SQLite was
-    given, not left out: left out, every database that differs there only would be
-    blocked with this one, and a bound whose candidates ran out would be proved
-    without SQLite ever seeing them."""
+def _block(db: SymbolicDatabase, model: dict) -> tuple[FNode, bool]:
+    """Not this database again (presence flags and every cell the model gives a value),
+    and whether the block stands for more databases than the one SQLite saw: a cell of a
+    present row the model leaves free (a value the formula does not need, or one only an
+    over-approximated function reads, as PRINTF's arguments) is left out of the block,
+    which keeps the search moving, but then the candidates running out proves nothing
+    (every database differing in y was blocked with one that SQLite showed equal)."""
     b = db.b
     same = []
     for t in db.used_tables():
         for r in db.rows(t.name):
             p = db.present(t.name, r)
             same.append(b.iff(p, b.bool(bool(model.get(p.symbol_name(), False)))))
-    for key, symbols in db.cell_symbols():
-        present = _truthy_model(model, db.present(key[0], key[1]))
-        if present and any(s.symbol_name() not in model for s in symbols.values()):
-            pinned = db.decoded_pin(key, model)
-            if pinned is not None:
-                same.extend(pinned)
-                continue
+    generalized = False
+    for (table, row, _col), symbols in db.cell_symbols():
+        present = bool(model.get(db.present(table, row).symbol_name(), False))
         for sym in symbols.values():
             name = sym.symbol_name()
             if name in model:
                 same.append(b.eq(sym, _const_of(b, sym, model[name])))
-    return b.not_(b.and_(same))
-
-
-def _truthy_model(model: dict, flag) -> bool:
-    return bool(model.get(flag.symbol_name(), False))
+            elif present:
+                generalized = True
+    return b.not_(b.and_(same)), generalized
 
 
 def _const_of(b: Builder, sym, value):

@@ -522,16 +522,6 @@ class SymbolicDatabase:
         """(table, row, column) of every cell the encoding has read so far."""
         return list(self._cells)
 
-    def decoded_pin(self, key: tuple[str, int, int], model: dict) -> list[FNode] | None:
-        """Formulas fixing a cell to the value ``decode`` gives it from ``model`` (None
-        where its domain cannot say that value)."""
-        table, row, col = key
-        try:
-            return self.pin_cell(table, row, col,
-                                 self._decode_cell(self.table(table), row, col, model))
-        except ValueError:
-            return None
-
     def cell_symbols(self) -> Iterator[tuple[tuple[str, int, int], dict[str, FNode]]]:
         for key, cell in self._cells.items():
             yield key, cell.symbols
