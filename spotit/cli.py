@@ -126,7 +126,8 @@ def _add_dialect_arg(p: argparse.ArgumentParser) -> None:
                    help="the SQL dialect of the queries: transpiled to SQLite where the "
                         "meaning is the same, unsupported where it is not (generic/ansi: "
                         "sqlglot's generic SQL, e.g. Calcite's; mysql is read as with a "
-                        "case-sensitive binary collation); see docs/dialects.md")
+                        "case-sensitive binary collation without space padding); see "
+                        "docs/dialects.md")
 
 
 def _now(args) -> datetime | None:

@@ -251,6 +251,22 @@ def test_transpiled_query_keeps_its_meaning(db, sql, dialect, expected):
     ("SELECT 'ab' FROM EMP UNION SELECT 'abc' FROM EMP", "generic", "different lengths"),
     ("SELECT CASE WHEN SAL > 1 THEN 'ab' ELSE 'abc' END FROM EMP", "generic",
      "different lengths"),
+    # sqlglot wrote each of these for SQLite with another meaning (a helper's hunt):
+    # WITH TIES as a plain LIMIT, CONCAT_WS's separator as its first value, a single
+    # precision REAL/FLOAT as SQLite's double, MySQL's SUBSTRING at 0 ('') and Postgres's
+    # at -1 (the whole text) as SQLite's, a boolean's text t/f as 1/0, a DATETIME's
+    # DATE_ADD as DATE() (the time dropped), a window's NULL order left to Calcite
+    ("SELECT SAL FROM EMP ORDER BY SAL NULLS FIRST FETCH FIRST 1 ROWS WITH TIES",
+     "postgres", "WITH TIES"),
+    ("SELECT CONCAT_WS('-', ENAME, ENAME) FROM EMP", "postgres", "CONCAT_WS"),
+    ("SELECT CAST(SAL AS REAL) FROM EMP", "postgres", "single precision"),
+    ("SELECT CAST(SAL AS FLOAT) FROM EMP", "mysql", "single precision"),
+    ("SELECT SUBSTRING(ENAME, 0, 2) FROM EMP", "mysql", "SUBSTRING from a position"),
+    ("SELECT SUBSTRING(ENAME, -1) FROM EMP", "postgres", "SUBSTRING from a position"),
+    ("SELECT (SAL > 0) || '' FROM EMP", "postgres", "|| of a boolean"),
+    ("SELECT DATE_ADD(ENAME, INTERVAL 1 DAY) FROM EMP", "mysql",
+     "DATE_ADD of a value that is not a DATE"),
+    ("SELECT ROW_NUMBER() OVER (ORDER BY SAL) FROM EMP", "generic", "in a window"),
 ])
 def test_refused_construct_is_named(sql, dialect, construct):
     with pytest.raises(Unsupported) as err:

@@ -330,6 +330,13 @@ def _null_order(q: _Query) -> None:
     flips = _implicit_null_order(q.text)
     implicit = {id(k) for k, flip in zip(q.tree.find_all(exp.Ordered), flips, strict=False)
                 if flip}
+    for window in q.tree.find_all(exp.Window):  # a window's order is always read
+        order = window.args.get("order")
+        for key in order.expressions if order is not None else ():
+            if id(key) in implicit and not isinstance(key.this, exp.Literal):
+                raise Unsupported(f"ORDER BY {key.this.sql()} in a window without NULLS "
+                                  "FIRST/LAST (NULL order is implementation-defined in ANSI "
+                                  "SQL)")
     for select in q.tree.find_all(exp.Query):
         order = select.args.get("order")
         if order is None:
@@ -441,9 +448,41 @@ def _same_length(values: list, where: str) -> None:
                           "(CHAR(n) padding in ANSI SQL)")
 
 
+def _transpiled_otherwise(q: _Query) -> None:
+    """Constructs sqlglot writes for SQLite with another meaning."""
+    for node in q.tree.find_all(exp.Fetch):
+        options = node.args.get("limit_options")
+        if options is not None and (options.args.get("with_ties") or
+                                    options.args.get("percent")):
+            raise Unsupported("FETCH FIRST ... WITH TIES or PERCENT (sqlglot writes a plain "
+                              "LIMIT)")
+    if next(q.tree.find_all(exp.ConcatWs), None) is not None:
+        raise Unsupported("CONCAT_WS (sqlglot's SQLite text reads the separator as the "
+                          "first value)")
+    for node in q.tree.find_all(exp.Cast):
+        if node.to.this is exp.DataType.Type.FLOAT:
+            raise Unsupported(f"CAST AS {node.to.sql(dialect=q.read or None)} (a single "
+                              f"precision float in {q.name}; SQLite's REAL is a double)")
+    for node in q.tree.find_all(exp.Substring):
+        start = node.args.get("start")
+        if not (isinstance(start, exp.Literal) and not start.is_string
+                and start.this.isdigit() and int(start.this) >= 1):
+            raise Unsupported(f"SUBSTRING from a position that may be below 1 in {q.name} "
+                              "(where it counts from differs: MySQL gives '' at 0, Postgres "
+                              "counts a negative start before the text)")
+    for node in q.typed_nodes(exp.DPipe):
+        if "bool" in (_family(node.this), _family(node.expression)):
+            raise Unsupported(f"|| of a boolean in {q.name} (its text is not SQLite's 1/0)")
+    for kind, name in ((exp.DateAdd, "DATE_ADD"), (exp.DateSub, "DATE_SUB")):
+        for node in q.typed_nodes(kind):
+            if _family(node.this) not in ("date", "null"):
+                raise Unsupported(f"{name} of a value that is not a DATE in {q.name} "
+                                  "(SQLite's DATE() would drop its time)")
+
+
 _REFUSALS: tuple[Callable[[_Query], None], ...] = (
     _grouping, _lateral, _bag_set_operations, _division, _avg, _casts, _like, _concat,
-    _null_order, _count_args, _extract, _functions, _char_literals,
+    _null_order, _count_args, _extract, _functions, _char_literals, _transpiled_otherwise,
 )
 
 
