@@ -55,3 +55,17 @@ def test_char_of_constants_stays_exact():
     res = check(T, "SELECT id FROM t WHERE y = CHAR(65, 66) || CHAR(10)",
                 "SELECT id FROM t WHERE y = 'AB' || CHAR(10)", bound=2)
     assert res.verdict.value == "equivalent", res.reason
+
+
+def test_the_sign_of_a_zero_is_not_lost_in_atan2():
+    # 0 - 0.0 is 0.0 and -1 * 0.0 is -0.0: ATAN2 gives pi and -pi (was `equivalent`: one
+    # rational zero, one value of the uninterpreted function)
+    ddl = "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, r REAL);"
+    q1 = "SELECT ATAN2(0 - r, -1) FROM t WHERE a * a = 49"
+    q2 = "SELECT ATAN2(-1 * r, -1) FROM t WHERE a * a = 49"
+    conn = sqlite3.connect(":memory:")
+    conn.execute(ddl)
+    conn.execute("INSERT INTO t VALUES (1, 7, 0.0)")
+    assert conn.execute(q1).fetchall() != conn.execute(q2).fetchall()
+    res = check(ddl, q1, q2, bound=2, probe_trials=0, timeout=60)
+    assert res.verdict.value in ("not_equivalent", "spurious", "timeout"), res.reason

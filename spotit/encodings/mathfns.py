@@ -8,9 +8,10 @@ remainder while both are within 2**53, free beyond, where their doubles are othe
 transcendental ones -- SQRT, EXP, LN, LOG, LOG10, LOG2, POWER, the trigonometric and
 hyperbolic functions, DEGREES, RADIANS -- are uninterpreted functions of their
 arguments' doubles (the same arguments give the same value; anything else is free,
-NULL included, as SQLite gives for a domain error): registered ``exact=False``, so a
-model is a candidate SQLite must confirm, and ``READINGS`` gives SQLite's own value
-for the fuzz's admissibility check.
+NULL included, as SQLite gives for a domain error; ATAN2 and POWER are free at a zero
+first argument, whose sign -- lost in the rationals -- decides ±pi, ±inf): registered
+``exact=False``, so a model is a candidate SQLite must confirm, and ``READINGS`` gives
+SQLite's own value for the fuzz's admissibility check.
 
 Every math function first applies numeric affinity to its arguments
 (``sqlite3_value_numeric_type``): text that is a number as a whole becomes it (an
@@ -156,6 +157,10 @@ TRANSCENDENTAL = {
 }
 
 
+# functions whose value at a zero first argument depends on the zero's sign
+SIGNED_ZERO = frozenset({"ATAN2", "POWER"})
+
+
 def _free_of(enc: Encoder, name: str, args: list[Value]) -> Value:
     """An uninterpreted function of the arguments' doubles: a REAL, or NULL (a domain
     error) by another uninterpreted function of them; NULL for a NULL argument."""
@@ -163,6 +168,13 @@ def _free_of(enc: Encoder, name: str, args: list[Value]) -> Value:
     read = [_real(enc, a) for a in args]
     terms = [t for _, t in read]
     value = b.uf(f"math_{name.lower()}", REAL, terms, [REAL] * len(terms))
+    if name in SIGNED_ZERO:
+        # the doubles 0.0 and -0.0 are one rational here, and ATAN2(±0, -1) is ±pi,
+        # POWER(±0, -1) ±inf: at a zero first argument the value is free
+        zero = b.eq(terms[0], b.real(0))
+        enc.approximate(f"{name} of a zero first argument (its sign)",
+                        b.or_(read[0][0], b.not_(zero)))
+        value = b.ite(zero, b.fresh(f"math_{name.lower()}_zero", REAL), value)
     undefined = b.uf(f"math_{name.lower()}_null", BOOL, terms, [REAL] * len(terms))
     if planted("math-domain-error-number"):
         undefined = b.FALSE
