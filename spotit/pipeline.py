@@ -152,16 +152,30 @@ def check(
         >>> r.verdict.value, r.cex_bound
         ('not_equivalent', 1)
     """
+    start = time.monotonic()
+    problem = _argument_problem(gold=gold, pred=pred, bound=bound, timeout=timeout, now=now,
+                                probe_trials=probe_trials, recursion_depth=recursion_depth)
+    try:
+        how = comparison(semantics)
+    except (ValueError, TypeError, SpotItError) as e:
+        problem, how = problem or f"semantics {semantics!r}: {e}", comparison("set")
+    if problem is None and data == "realistic":
+        problem = ("data level 'realistic' is 'declared' over a schema with the "
+                   "constraints applied (spotit.constraints.augment, as the CLI's --data "
+                   "realistic --constraints does)")
+    if problem is not None:
+        return CheckResult(Verdict.ERROR, bound if _is_int(bound) else 0, str(solver),
+                           how.value, seconds=time.monotonic() - start, reason=problem,
+                           data=str(data))
     opts = CheckOptions(
         bound=bound, solver=solver,
-        semantics=comparison(semantics),
+        semantics=how,
         timeout=timeout, minimize=minimize, probe_trials=probe_trials,
         int_strings=int_strings, data=data, recursion_depth=recursion_depth,
         rlimit=rlimit,
     )
     if now is not None:
         opts.now = now
-    start = time.monotonic()
     if rlimit is not None and (isinstance(rlimit, bool) or not isinstance(rlimit, int)
                                or rlimit <= 0):
         return _fail(opts, Verdict.ERROR, f"rlimit must be a positive integer, not "
@@ -181,10 +195,39 @@ def check(
 
         data_check = check_declared(sch, str(schema))
         sch = sch.assume_only(data_check.breaches)
-    result = _checked(sch, gold, pred, opts, dialect, start)
+    try:
+        result = _checked(sch, gold, pred, opts, dialect, start)
+    except RecursionError:  # Python's stack, in a tree walk before the encoder's own guard
+        return _fail(opts, Verdict.ERROR, "a query nested too deeply for SpotIt's tree walks "
+                     "(a chain of about 200 or more terms: a long IN list, OR chain or sum)",
+                     start)
     if data_check is not None:
         result.database_check = data_check.to_json()
     return result
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _argument_problem(*, gold, pred, bound, timeout, now, probe_trials, recursion_depth
+                      ) -> str | None:
+    """What is wrong with ``check``'s arguments (None: nothing), as its reason."""
+    for name, sql in (("gold", gold), ("pred", pred)):
+        if not isinstance(sql, str):
+            return f"{name} must be SQL text, not {type(sql).__name__}"
+    if not _is_int(bound) or bound < 1:
+        return f"bound must be a positive integer, not {bound!r}"
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(
+            timeout, int | float) or not timeout > 0):
+        return f"timeout must be a positive number of seconds or None, not {timeout!r}"
+    if now is not None and not isinstance(now, datetime):
+        return f"now must be a datetime, not {now!r}"
+    if not _is_int(probe_trials) or probe_trials < 0:
+        return f"probe_trials must be a non-negative integer, not {probe_trials!r}"
+    if not _is_int(recursion_depth) or recursion_depth < 0:
+        return f"recursion_depth must be a non-negative integer, not {recursion_depth!r}"
+    return None
 
 
 def is_sqlite_file(source: Any) -> bool:

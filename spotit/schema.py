@@ -364,6 +364,9 @@ _NO_COLLATION = re.compile(r"no such collation sequence: (\S+)")
 def schema_from_ddl(ddl: str, source: str = "<ddl>") -> Schema:
     """Load CREATE TABLE statements (other statements such as indexes are kept too)."""
     foreign: list[str] = []
+    if "\x00" in ddl:  # sqlite3 refuses it with a ValueError: a binary file, not DDL
+        raise SchemaError("the schema holds a NUL character: a binary file, not DDL text",
+                          source=source)
     while True:
         conn = sqlite3.connect(":memory:")
         register_placeholder_collations(conn, foreign)

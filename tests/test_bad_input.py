@@ -152,3 +152,59 @@ def test_a_limit_is_an_error_exactly_where_sqlite_says_so(limit):
     assert (res.verdict.value == "error") == sqlite_rejects, res.reason
     if sqlite_rejects:
         assert "LIMIT must be an integer" in res.reason
+
+
+@pytest.mark.parametrize("options,fragment", [
+    ({"bound": 0}, "bound must be a positive integer"),  # was `equivalent` (no rows at all)
+    ({"bound": -1}, "bound must be"),
+    ({"bound": None}, "bound must be"),
+    ({"timeout": "x"}, "timeout must be"),
+    ({"semantics": "foo"}, "semantics 'foo'"),
+    ({"now": "yesterday"}, "now must be a datetime"),
+    ({"probe_trials": "a"}, "probe_trials must be"),
+    ({"recursion_depth": -1}, "recursion_depth must be"),
+    ({"data": "realistic"}, "constraints applied"),
+])
+def test_bad_arguments_of_check_are_its_verdict_not_an_exception(options, fragment):
+    # each raised a Python exception out of check, or (bound=0) answered wrongly
+    res = check(SCHEMA, "SELECT COUNT(*) FROM t", "SELECT COUNT(x) FROM t", **options)
+    assert res.verdict.value == "error", res.reason
+    assert fragment in res.reason
+
+
+@pytest.mark.parametrize("gold", [None, 5, b"SELECT 1"])
+def test_a_query_that_is_not_text_is_named(gold):
+    res = check(SCHEMA, gold, "SELECT 1")
+    assert res.verdict.value == "error" and "gold must be SQL text" in res.reason
+
+
+def test_a_long_in_list_is_an_error_verdict_not_a_recursion_error():
+    values = ", ".join(map(str, range(400)))
+    long_in = f"SELECT x FROM t WHERE x IN ({values})"
+    res = check(SCHEMA, long_in, "SELECT x FROM t", bound=2, timeout=60)
+    assert res.verdict.value in ("error", "not_equivalent"), res.reason  # x = 400 differs
+    if res.verdict.value == "error":
+        assert "nested too deeply" in res.reason
+
+
+def test_a_binary_schema_file_is_named(tmp_path):
+    path = tmp_path / "schema.sql"
+    path.write_bytes(b"CREATE TABLE t (x INTEGER);\x00\xff\xfe")
+    res = check(str(path), "SELECT 1", "SELECT 2")
+    assert res.verdict.value == "error" and "NUL character" in res.reason
+
+
+def test_a_results_file_that_is_not_sqlite_is_named(tmp_path):
+    from spotit.experiments.store import ResultsStore, StoreError
+
+    bad = tmp_path / "r.sqlite"
+    bad.write_text("hello")
+    for path, fragment in ((bad, "cannot be opened as a SpotIt results file"),
+                           (tmp_path, "is a directory"),
+                           (tmp_path / "missing" / "r.sqlite", "does not exist")):
+        with pytest.raises(StoreError, match=fragment):
+            ResultsStore(path)
+    assert bad.read_text() == "hello"  # left as it was
+    out = run_cli("audit", str(bad))
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "cannot be opened as a SpotIt results file" in out.stderr

@@ -32,6 +32,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from spotit.errors import SpotItError
+
 STORE_VERSION = 1  # bump when the meaning of a stored row changes: old rows are re-run
 AUDIT_SYSTEM = "<audit>"  # the system of the audit's own checks (not a --pred name)
 
@@ -106,16 +108,28 @@ def pair_key(*, system: str, question_id: str, db_id: str, gold: str, pred: str 
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+class StoreError(SpotItError):
+    """A results file that cannot be opened or is not SQLite."""
+
+
 class ResultsStore:
     """The SQLite results file; safe to reopen and resume after any interruption."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self.conn.row_factory = sqlite3.Row
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self._create()
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory, not a results file")
+        if not self.path.parent.is_dir():
+            raise StoreError(f"{self.path}: its directory {self.path.parent} does not exist")
+        try:
+            self.conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            self.conn.row_factory = sqlite3.Row
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self._create()
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path} cannot be opened as a SpotIt results file "
+                             f"(SQLite: {e})") from None
 
     def _create(self) -> None:
         cols = ", ".join(f'"{c}"' + (" TEXT PRIMARY KEY" if c == "key" else "")
