@@ -72,6 +72,32 @@ class Deadline:
             self.conn.set_progress_handler(None, 0)
 
 
+def _broken_assumed_key(conn: sqlite3.Connection, schema: Schema) -> str | None:
+    """A foreign key the schema assumes that ``PRAGMA foreign_key_check`` finds broken
+    in ``conn`` (None: none). The encoding reads a key as ``=`` under the parent's
+    collation, which every database SQLite's check accepts satisfies; where the two
+    columns' affinities differ it admits more (INTEGER 1 beside the TEXT key ' 1'), and
+    such a database is no counterexample."""
+    for t in schema.tables:
+        if not t.foreign_keys:
+            continue
+        try:
+            found = conn.execute(f'PRAGMA foreign_key_check("{t.name}")').fetchall()
+            listed = conn.execute(f'PRAGMA foreign_key_list("{t.name}")').fetchall()
+        except sqlite3.Error:
+            continue
+        if not found:
+            continue
+        keys: dict[int, tuple[set[str], str]] = {}
+        for row in listed:
+            keys.setdefault(row[0], (set(), str(row[2]).lower()))[0].add(str(row[3]).lower())
+        for fk in t.foreign_keys:
+            want = ({c.lower() for c in fk.columns}, fk.ref_table.lower())
+            if any(keys.get(r[3]) == want for r in found):
+                return f"{t.name}({', '.join(fk.columns)}) -> {fk.ref_table}"
+    return None
+
+
 def run_query(conn: sqlite3.Connection, sql: str, time_limit: float | None = None
               ) -> list[tuple] | str:
     """The rows of ``sql``, or the error message SQLite raised (or that it ran out of time)."""
@@ -144,6 +170,10 @@ def validate(schema: Schema, rows: Rows, gold: str, pred: str, semantics: Compar
         except (sqlite3.Error, UnicodeEncodeError) as e:
             # (a lone surrogate in a text: no UTF-8 database holds one)
             return Validation(False, None, None, f"the database does not load: {e}")
+        if not reverse and (broken := _broken_assumed_key(conn, schema)) is not None:
+            conn.close()
+            return Validation(False, None, None, f"the database breaks the assumed foreign "
+                              f"key {broken} as SQLite's own check reads it")
         try:
             runs.append((run_query(conn, gold, limit()), run_query(conn, pred, limit())))
         finally:

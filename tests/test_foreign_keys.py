@@ -247,3 +247,23 @@ def test_what_sqlite_enforces():
     assert spotit.check(DDL, GOLD, PRED, bound=2).verdict.value == "equivalent"
     assert spotit.check(DDL, GOLD, PRED, bound=2, data="sqlite").verdict.value == \
         "not_equivalent"
+
+
+def test_a_counterexample_must_keep_an_assumed_key_as_sqlite_checks_it():
+    # INTEGER 1 and the TEXT key ' 1' are equal under `=` (the TEXT side is converted),
+    # but SQLite's own check (and enforcement) finds the row pointing nowhere: such a
+    # database broke the key, yet was a "confirmed" counterexample (a helper's hunt)
+    check = spotit.check
+    ddl = "CREATE TABLE p(k TEXT PRIMARY KEY); CREATE TABLE c(x INTEGER REFERENCES p(k));"
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(ddl + "INSERT INTO p VALUES (' 1'); INSERT INTO c VALUES (' 1');")
+    assert conn.execute("SELECT x FROM c").fetchall() == [(1,)]
+    assert conn.execute("PRAGMA foreign_key_check").fetchall()  # broken as SQLite reads it
+    q1 = "SELECT x FROM c WHERE x IS NOT NULL"
+    q2 = "SELECT x FROM c WHERE EXISTS (SELECT 1 FROM p WHERE p.k || '' = c.x || '')"
+    for options in ({"data": "declared"}, {"data": "declared", "enforced_fks": True}):
+        res = check(ddl, q1, q2, bound=2, timeout=60, **options)
+        assert res.verdict.value != "not_equivalent", (options, res.counterexample)
+    # without the key assumed, that database is a counterexample
+    assert check(ddl, q1, q2, bound=2, timeout=60, data="sqlite").verdict.value == \
+        "not_equivalent"
