@@ -64,31 +64,14 @@ def not_assumed(schema: Schema, tables: set[str]) -> list[dict[str, Any]]:
 def dangling(schema: Schema, rows: dict[str, list[tuple]], t: Table, fk: ForeignKey) -> int:
     """Rows of ``t`` in the database ``rows`` whose key for ``fk`` points nowhere, as
     SQLite's own ``PRAGMA foreign_key_check`` counts them."""
-    from spotit.validate import build_database
+    from spotit.validate import broken_keys, build_database, key_of
 
     try:
         conn = build_database(schema, rows)
     except sqlite3.Error:
         return 0
     try:
-        found = conn.execute(f'PRAGMA foreign_key_check("{t.name}")').fetchall()
-        ids = {r[3] for r in found}
-        listed = conn.execute(f'PRAGMA foreign_key_list("{t.name}")').fetchall()
-        # PRAGMA ids group the columns of one key: find the id of this key
-        want = ({c.lower() for c in fk.columns}, fk.ref_table.lower())
-        match = None
-        by_id: dict[int, tuple[set[str], str]] = {}
-        for row in listed:
-            cols, parent = by_id.setdefault(row[0], (set(), str(row[2]).lower()))
-            cols.add(str(row[3]).lower())
-        for i, (cols, parent) in by_id.items():
-            if (cols, parent) == want:
-                match = i
-        if match is None:
-            return 0
-        return sum(1 for r in found if r[3] == match and r[3] in ids)
-    except sqlite3.Error:
-        return 0
+        return broken_keys(conn)[key_of(t.name, fk)]
     finally:
         conn.close()
 

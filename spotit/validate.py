@@ -72,28 +72,44 @@ class Deadline:
             self.conn.set_progress_handler(None, 0)
 
 
+def broken_keys(conn: sqlite3.Connection) -> Counter[tuple[str, frozenset[str], str]]:
+    """Rows ``PRAGMA foreign_key_check`` finds pointing nowhere in ``conn``, per key:
+    (child table, child columns, parent table), names lower-cased."""
+    try:
+        found = conn.execute("PRAGMA foreign_key_check").fetchall()
+    except sqlite3.Error:
+        return Counter()
+    out: Counter[tuple[str, frozenset[str], str]] = Counter()
+    keys: dict[str, dict[int, tuple[frozenset[str], str]]] = {}
+    for table, _rowid, _parent, fk_id in found:
+        if table not in keys:  # the PRAGMA's ids group the columns of one key
+            by_id: dict[int, tuple[set[str], str]] = {}
+            for row in conn.execute(f'PRAGMA foreign_key_list("{table}")').fetchall():
+                by_id.setdefault(row[0], (set(), str(row[2]).lower()))[0].add(
+                    str(row[3]).lower())
+            keys[table] = {i: (frozenset(c), p) for i, (c, p) in by_id.items()}
+        if (key := keys[table].get(fk_id)) is not None:
+            out[(table.lower(), *key)] += 1
+    return out
+
+
+def key_of(table: str, fk) -> tuple[str, frozenset[str], str]:
+    """``broken_keys``'s name for the foreign key ``fk`` of ``table``."""
+    return table.lower(), frozenset(c.lower() for c in fk.columns), fk.ref_table.lower()
+
+
 def _broken_assumed_key(conn: sqlite3.Connection, schema: Schema) -> str | None:
-    """A foreign key the schema assumes that ``PRAGMA foreign_key_check`` finds broken
-    in ``conn`` (None: none). The encoding reads a key as ``=`` under the parent's
-    collation, which every database SQLite's check accepts satisfies; where the two
-    columns' affinities differ it admits more (INTEGER 1 beside the TEXT key ' 1'), and
-    such a database is no counterexample."""
+    """A foreign key the schema assumes that SQLite's own check finds broken in ``conn``
+    (None: none). The encoding reads a key as ``=`` under the parent's collation, which
+    every database SQLite's check accepts satisfies; where the two columns' affinities
+    differ it admits more (INTEGER 1 beside the TEXT key ' 1'), and such a database is
+    no counterexample."""
+    broken = broken_keys(conn)
+    if not broken:
+        return None
     for t in schema.tables:
-        if not t.foreign_keys:
-            continue
-        try:
-            found = conn.execute(f'PRAGMA foreign_key_check("{t.name}")').fetchall()
-            listed = conn.execute(f'PRAGMA foreign_key_list("{t.name}")').fetchall()
-        except sqlite3.Error:
-            continue
-        if not found:
-            continue
-        keys: dict[int, tuple[set[str], str]] = {}
-        for row in listed:
-            keys.setdefault(row[0], (set(), str(row[2]).lower()))[0].add(str(row[3]).lower())
         for fk in t.foreign_keys:
-            want = ({c.lower() for c in fk.columns}, fk.ref_table.lower())
-            if any(keys.get(r[3]) == want for r in found):
+            if broken[key_of(t.name, fk)]:
                 return f"{t.name}({', '.join(fk.columns)}) -> {fk.ref_table}"
     return None
 

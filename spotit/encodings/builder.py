@@ -68,8 +68,7 @@ class Builder:
         return None
 
     def str(self, s: str) -> FNode:
-        if any(ord(c) > ops.MAX_CHAR for c in s):
-            c = next(c for c in s if ord(c) > ops.MAX_CHAR)
+        if (c := next((c for c in s if ord(c) > ops.MAX_CHAR), None)) is not None:
             raise Unsupported(f"text holding the character U+{ord(c):04X}, beyond "
                               "SMT-LIB's strings (U+2FFFF)")
         return self.m.String(s)

@@ -115,6 +115,18 @@ def fn_mod(enc: Encoder, args: list[Value]) -> Value:
     gives NULL for the NaN) or either is NULL. fmod is exact in doubles."""
     b = enc.b
     args = [C.as_number(enc, a) for a in args]
+    if all(a.classes == {INT_C} for a in args):
+        # two INTEGERs: C's remainder of the integers, as a REAL, while both are doubles
+        # exactly (within 2**53); beyond, fmod of their doubles, which is another value
+        # (MOD(2**53 + 1, 2) is 0.0): free there, a candidate SQLite must confirm
+        (x, y), big = (a.alts[0].term for a in args), b.int(2**53)
+        within = b.and_(*(b.and_(b.le(b.neg(big), t), b.le(t, big)) for t in (x, y)))
+        null = b.or_(args[0].null, args[1].null, b.eq(y, b.int(0)))
+        enc.approximate("MOD of integers beyond 2**53", b.or_(null, within))
+        r = b.int_rem_trunc(x, y)
+        if planted("mod-sign-of-divisor"):
+            r = b.ite(b.and_(b.lt(r, b.int(0)), b.lt(b.int(0), y)), b.plus(r, y), r)
+        return real_value(b, b.ite(within, b.to_real(r), b.fresh("mod_big", REAL)), null)
     nx, x = _real(enc, args[0])
     ny, y = _real(enc, args[1])
     zero = b.eq(y, b.real(0))
@@ -124,18 +136,6 @@ def fn_mod(enc: Encoder, args: list[Value]) -> Value:
 
         q = ops.real_to_int(b.real_div(x, y))
     r = b.minus(x, b.times(y, b.to_real(q)))
-    if all(a.classes == {INT_C} for a in args):
-        # two INTEGERs: C's remainder of the integers, as a REAL, while both are doubles
-        # exactly (within 2**53); beyond, fmod of their doubles, which is another value
-        # (MOD(2**53 + 1, 2) is 0.0): free there, a candidate SQLite must confirm
-        (xi, yi), big = (a.alts[0].term for a in args), b.int(2**53)
-        within = b.and_(*(b.and_(b.le(b.neg(big), t), b.le(t, big)) for t in (xi, yi)))
-        null = b.or_(args[0].null, args[1].null, b.eq(yi, b.int(0)))
-        enc.approximate("MOD of integers beyond 2**53", b.or_(null, within))
-        ri = b.int_rem_trunc(xi, yi)
-        if planted("mod-sign-of-divisor"):
-            ri = b.ite(b.and_(b.lt(ri, b.int(0)), b.lt(b.int(0), yi)), b.plus(ri, yi), ri)
-        return real_value(b, b.ite(within, b.to_real(ri), b.fresh("mod_big", REAL)), null)
     return real_value(b, r, b.or_(nx, ny, zero))
 
 

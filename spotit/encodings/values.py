@@ -169,8 +169,7 @@ def constant(b: Builder, v: int | float | str | None) -> Value:
         return real_value(b, b.real(v))
     if "\x00" in v:  # made by CHAR(0) folded: SQLite's functions read a NUL as the end
         raise Unsupported("a text holding a NUL character")
-    if any(ord(c) >= STAND_IN_CHARS for c in v):
-        c = next(c for c in v if ord(c) >= STAND_IN_CHARS)
+    if (c := next((c for c in v if ord(c) >= STAND_IN_CHARS), None)) is not None:
         raise Unsupported(f"a text holding the character U+{ord(c):04X}: characters from "
                           "U+2F800 on stand for all those SQLite text holds beyond SMT-LIB's "
                           "strings")

@@ -17,6 +17,7 @@ import dataclasses
 import sqlite3
 from dataclasses import dataclass, field
 
+from spotit.concrete import apply_affinity
 from spotit.errors import BindError, SpotItError, Unsupported
 from spotit.frontend import ast as A
 from spotit.frontend.parser import parse, parse_expression
@@ -255,7 +256,7 @@ class _Binder:
         if value is _NOT_CONSTANT:
             raise Unsupported(f"non-constant {what}", pos=e.pos)
         if isinstance(value, str):  # SQLite gives it NUMERIC affinity first: '2 ' is 2
-            value = _with_numeric_affinity(value)
+            value = apply_affinity(value, Affinity.NUMERIC)
         if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
             value = int(value)
         if not isinstance(value, int):
@@ -1164,14 +1165,6 @@ def _distinct_with_order_terms(proj: R.Project, n: int) -> R.Rel:
 
 
 _NOT_CONSTANT = object()
-
-
-def _with_numeric_affinity(text: str):
-    """``text`` as a column of NUMERIC affinity stores it (SQLite's own conversion)."""
-    conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE TABLE n(v NUMERIC)")
-    conn.execute("INSERT INTO n VALUES (?)", (text,))
-    return conn.execute("SELECT v FROM n").fetchone()[0]
 
 
 def constant_value(e: S.Expr):

@@ -322,21 +322,25 @@ def _concat(q: _Query) -> None:
 
 def _null_order(q: _Query) -> None:
     """ANSI SQL leaves the place of NULLs in ORDER BY to the implementation (Calcite puts
-    them last, SQLite first): refused where the order changes the result -- with
-    LIMIT/OFFSET, or the outermost ORDER BY when the order counts -- unless NULLS
+    them last, SQLite first): refused where the order changes the result -- in a window,
+    with LIMIT/OFFSET, or the outermost ORDER BY when the order counts -- unless NULLS
     FIRST/LAST is written. Other dialects' defaults are made explicit by sqlglot."""
     if q.read:
         return
     flips = _implicit_null_order(q.text)
     implicit = {id(k) for k, flip in zip(q.tree.find_all(exp.Ordered), flips, strict=False)
                 if flip}
-    for window in q.tree.find_all(exp.Window):  # a window's order is always read
-        order = window.args.get("order")
-        for key in order.expressions if order is not None else ():
+
+    def refuse_implicit(order: exp.Expression, where: str) -> None:
+        for key in order.expressions:
             if id(key) in implicit and not isinstance(key.this, exp.Literal):
-                raise Unsupported(f"ORDER BY {key.this.sql()} in a window without NULLS "
+                raise Unsupported(f"ORDER BY {key.this.sql()}{where} without NULLS "
                                   "FIRST/LAST (NULL order is implementation-defined in ANSI "
                                   "SQL)")
+
+    for window in q.tree.find_all(exp.Window):  # a window's order is always read
+        if (order := window.args.get("order")) is not None:
+            refuse_implicit(order, " in a window")
     for select in q.tree.find_all(exp.Query):
         order = select.args.get("order")
         if order is None:
@@ -345,10 +349,7 @@ def _null_order(q: _Query) -> None:
         outermost = select is q.tree and q.ordered
         if not (limited or outermost):
             continue
-        for key in order.expressions:
-            if id(key) in implicit and not isinstance(key.this, exp.Literal):
-                raise Unsupported(f"ORDER BY {key.this.sql()} without NULLS FIRST/LAST "
-                                  "(NULL order is implementation-defined in ANSI SQL)")
+        refuse_implicit(order, "")
 
 
 def _implicit_null_order(sql: str) -> list[bool]:
