@@ -199,7 +199,7 @@ def check(
         result = _checked(sch, gold, pred, opts, dialect, start)
     except RecursionError:  # Python's stack, in a tree walk before the encoder's own guard
         return _fail(opts, Verdict.ERROR, "a query nested too deeply for SpotIt's tree walks "
-                     "(a chain of about 200 or more terms: a long IN list, OR chain or sum)",
+                     "(a chain of about 200 or more terms: a long sum or || chain)",
                      start)
     if data_check is not None:
         result.database_check = data_check.to_json()

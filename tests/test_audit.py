@@ -313,6 +313,24 @@ def test_gold_fixes_rescore_the_leaderboard(audited, tmp_path):
     assert 'id="audited"' in page
 
 
+def test_a_gold_fix_sqlite_rejects_is_named_not_judged(audited, tmp_path):
+    """A typo in a person's fix would judge every prediction of it undecided, silently."""
+    from spotit.experiments.report import write_report
+    from spotit.experiments.rescore import FixError
+
+    src, _, run_id, _got = audited
+    (tmp_path / "fixes.json").write_text(json.dumps({
+        "0": "SELECT name FROM item WHERE price >= 10",
+        "1": "SELECT name FROM item WHERE prize >= 10",  # no such column
+        "2": "SELEC name FROM item"}))
+    with pytest.raises(FixError) as e:
+        write_report(src / "r.sqlite", tmp_path / "rep", run_id=run_id,
+                     gold_fixes=tmp_path / "fixes.json", workers=2)
+    msg = str(e.value)
+    assert "question 1: SQLite rejects it: no such column: prize" in msg
+    assert "question 2: SQLite rejects it" in msg and "question 0" not in msg
+
+
 def test_rescore_with_labels_moves_the_systems_that_fixed_the_gold(tmp_path):
     from spotit.experiments.report import write_report
 

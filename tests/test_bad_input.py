@@ -178,11 +178,33 @@ def test_a_query_that_is_not_text_is_named(gold):
     assert res.verdict.value == "error" and "gold must be SQL text" in res.reason
 
 
-def test_a_long_in_list_is_an_error_verdict_not_a_recursion_error():
-    values = ", ".join(map(str, range(400)))
+@pytest.mark.parametrize("n", [400, 2000])
+def test_a_long_in_list_is_decided(n):
+    """SQLite takes an IN list of any length; the IR holds it as a balanced OR tree."""
+    values = ", ".join(map(str, range(n)))
     long_in = f"SELECT x FROM t WHERE x IN ({values})"
-    res = check(SCHEMA, long_in, "SELECT x FROM t", bound=2, timeout=60)
-    assert res.verdict.value in ("error", "not_equivalent"), res.reason  # x = 400 differs
+    res = check(SCHEMA, long_in, f"SELECT x FROM t WHERE x IN ({values}) AND 1 = 1", bound=2,
+                timeout=120)
+    assert res.verdict.value == "equivalent", res.reason
+    res = check(SCHEMA, long_in, "SELECT x FROM t", bound=2, timeout=120)
+    assert res.verdict.value == "not_equivalent", res.reason  # x = n is kept by one side only
+
+
+def test_a_long_or_chain_is_decided():
+    """400 ORs parse left-deep (SQLite's own limit is a depth of 1000); the binder reads
+    the chain without recursion."""
+    ors = " OR ".join(f"x = {i}" for i in range(400))
+    res = check(SCHEMA, f"SELECT x FROM t WHERE {ors}", f"SELECT x FROM t WHERE {ors} OR x = -1",
+                bound=2, timeout=120)
+    assert res.verdict.value == "not_equivalent", res.reason  # x = -1
+
+
+def test_a_long_sum_is_an_error_verdict_not_a_recursion_error():
+    """A sum is not regrouped (REAL rounding and integer overflow depend on its order), so
+    a chain of 400 stays too deep for the tree walks: a verdict, not a crash."""
+    long_sum = " + ".join(["x"] * 400)
+    res = check(SCHEMA, f"SELECT {long_sum} FROM t", "SELECT x FROM t", bound=2, timeout=60)
+    assert res.verdict.value in ("error", "not_equivalent"), res.reason
     if res.verdict.value == "error":
         assert "nested too deeply" in res.reason
 
@@ -208,3 +230,21 @@ def test_a_results_file_that_is_not_sqlite_is_named(tmp_path):
     out = run_cli("audit", str(bad))
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert "cannot be opened as a SpotIt results file" in out.stderr
+
+
+def test_another_programs_database_is_refused_and_left_alone(tmp_path):
+    from spotit.experiments.store import ResultsStore, StoreError
+
+    other = tmp_path / "app.sqlite"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.execute("INSERT INTO customers VALUES (1, 'a')")
+    conn.commit()
+    conn.close()
+    before = other.read_bytes()
+    with pytest.raises(StoreError, match="not a SpotIt results file .*customers"):
+        ResultsStore(other)
+    out = run_cli("audit", str(other))
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "not a SpotIt results file" in out.stderr
+    assert other.read_bytes() == before  # no table added, no switch to WAL

@@ -175,6 +175,10 @@ def judge(store_path: str | Path, run_id: int, fixes: dict[str, Fix], *,
             raise FixError(f"{store_path}: run {run_id} stored no schemas (written by an "
                            "older SpotIt): run it again to re-score it")
         a.prepare(only=set(corrected), extra=corrected)
+        bad = _rejected_fixes(a, corrected)
+        if bad:
+            raise FixError("gold fixes SQLite will not run on their schema (mend them or "
+                           "write \"exclude\"): " + "; ".join(bad[:10]))
         a.run_checks(progress)
         out = {}
         for qid, sql in corrected.items():
@@ -184,6 +188,21 @@ def judge(store_path: str | Path, run_id: int, fixes: dict[str, Fix], *,
         _ex_test(a, corrected, out)
     finally:
         store.close()
+    return out
+
+
+def _rejected_fixes(a, corrected: dict[str, str]) -> list[str]:
+    """``question: why`` for each corrected gold SQLite rejects (judged, every prediction
+    of it would be undecided, and nothing would say why)."""
+    from spotit.experiments.classes import sql_sha
+
+    out = []
+    for qid, sql in sorted(corrected.items(), key=lambda kv: _qid(kv[0])):
+        st = a.states[qid]
+        sha = sql_sha(sql)
+        for i, m in enumerate(st.members):
+            if m.sha == sha and i in st.rejected:
+                out.append(f"question {qid}: {st.rejected[i]}")
     return out
 
 

@@ -124,12 +124,23 @@ class ResultsStore:
         try:
             self.conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
             self.conn.row_factory = sqlite3.Row
+            self._refuse_foreign()
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self._create()
         except sqlite3.Error as e:
             raise StoreError(f"{self.path} cannot be opened as a SpotIt results file "
                              f"(SQLite: {e})") from None
+
+    def _refuse_foreign(self) -> None:
+        """Another program's database is left as it was: no table, no WAL switch."""
+        tables = [r[0] for r in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        if tables and "meta" not in tables:
+            self.conn.close()
+            shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(f"{self.path} is a SQLite database but not a SpotIt results "
+                             f"file (its tables: {shown}); give a new file")
 
     def _create(self) -> None:
         cols = ", ".join(f'"{c}"' + (" TEXT PRIMARY KEY" if c == "key" else "")

@@ -712,13 +712,12 @@ class _Binder:
             rrow = isinstance(e.right, A.Row) and len(e.right.items) != 1
             if lrow or rrow:
                 return self.row_comparison(e, scope, kw)
+        op = e.op.upper()
+        if op in ("AND", "OR"):
+            terms = [self.expr(t, scope, **kw) for t in _chain_operands(e, op)]
+            return S.conjoin(terms) if op == "AND" else S.disjoin(terms)
         left = self.expr(e.left, scope, **kw)
         right = self.expr(e.right, scope, **kw)
-        op = e.op.upper()
-        if op == "AND":
-            return S.And(left, right)
-        if op == "OR":
-            return S.Or(left, right)
         if op in ("=", "!=", "<", "<=", ">", ">="):
             return S.Compare(op, left, right)
         if op == "IS":
@@ -1391,3 +1390,18 @@ def _full_join(left: R.Rel, right: R.Rel, cond: S.Expr | None) -> R.Rel:
         [S.Const(None)] * nl + [S.ColumnRef(0, i, c.affinity, c.name, c.collation)
                                for i, c in enumerate(right.columns)]), matched.columns)
     return R.SetOp("UNION", True, matched, padded)
+
+
+def _chain_operands(e: A.Binary, op: str) -> list[A.Expr]:
+    """The operands of a chain ``a OP b OP c ...`` left to right, found without recursion:
+    the parser builds it left-deep, and the IR rebuilds it balanced (``S.conjoin``)."""
+    out: list[A.Expr] = []
+    todo: list[A.Expr] = [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, A.Binary) and x.op.upper() == op:
+            todo.extend((x.right, x.left))
+        else:
+            out.append(x)
+    return out
+
