@@ -242,7 +242,7 @@ def test_another_programs_database_is_refused_and_left_alone(tmp_path):
     conn.commit()
     conn.close()
     before = other.read_bytes()
-    with pytest.raises(StoreError, match="not a SpotIt results file .*customers"):
+    with pytest.raises(StoreError, match=r"not a SpotIt results file .*customers"):
         ResultsStore(other)
     out = run_cli("audit", str(other))
     assert out.returncode != 0 and "Traceback" not in out.stderr
