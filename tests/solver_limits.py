@@ -26,6 +26,10 @@ need more, measure again and keep the margin.
 
 from __future__ import annotations
 
+from functools import cache
+
+from spotit.solvers import Solver, get_solver
+
 RLIMIT = {"z3": 50_000_000, "cvc5": 600_000}
 # a fixture pair marked with its known solver limit (``-- solver_limit:``) gets a fifth,
 # as it had 10 s where the others had 60: reaching it skips the test, so a documented
@@ -33,3 +37,10 @@ RLIMIT = {"z3": 50_000_000, "cvc5": 600_000}
 # 2 million, and some of them take a minute to get there)
 GAP_RLIMIT = {solver: limit // 5 for solver, limit in RLIMIT.items()}
 HANG_SECONDS = 1800.0
+
+
+@cache
+def limited(solver: str = "z3") -> Solver:
+    """The backend with its deterministic limit, for code that takes a solver by name (the
+    Thm 1 checks of ``spotit.proofs``): one per process, as its sessions are kept."""
+    return get_solver(solver, rlimit=RLIMIT[solver])

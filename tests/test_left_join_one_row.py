@@ -8,6 +8,7 @@ import pytest
 from spotit.pipeline import check
 from spotit.schema import schema_from_ddl
 from spotit.validate import build_database
+from tests.solver_limits import HANG_SECONDS, limited
 
 DDL = "CREATE TABLE t (a INTEGER, b TEXT); CREATE TABLE u (a INTEGER, c TEXT);"
 
@@ -69,5 +70,6 @@ ONE_ROW_RIGHT = [
 def test_thm1_on_left_joins_to_one_row(sql, rows, solver_free):
     from spotit.proofs.relations import QueryCase, check_query
 
-    outcome = check_query(QueryCase(rows, sql), solver_free=solver_free)
+    outcome = check_query(QueryCase(rows, sql), limited(), HANG_SECONDS,
+                          solver_free=solver_free)
     assert outcome.kind == "ok", outcome

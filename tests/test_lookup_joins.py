@@ -18,6 +18,7 @@ from spotit.proofs.relations import QueryCase, check_query
 from spotit.proofs.windows import WINDOW_DDL
 from spotit.schema import schema_from_ddl
 from spotit.validate import build_database
+from tests.solver_limits import HANG_SECONDS, limited
 
 BY_P = "(SELECT p, COUNT(*) AS n, MAX(r) AS hi FROM w GROUP BY p)"
 BY_X = "(SELECT x, COUNT(*) AS n FROM w GROUP BY x)"
@@ -60,7 +61,8 @@ def test_which_joins_are_lookups(sql, lookup):
 def test_thm1_on_lookup_joins(sql, lookup, solver_free):
     """The encoding admits SQLite's result and no other (lookups or not)."""
     for rows in (ROWS, ROWS[:2], ROWS[2:]):
-        outcome = check_query(QueryCase(rows, sql), solver_free=solver_free)
+        outcome = check_query(QueryCase(rows, sql), limited(), HANG_SECONDS,
+                              solver_free=solver_free)
         assert outcome.kind == "ok", (rows, outcome)
 
 

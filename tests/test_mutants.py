@@ -24,6 +24,7 @@ from spotit.proofs.generators import FUZZ_COLUMNS
 from spotit.proofs.pinned import check_pinned
 from spotit.proofs.relations import QueryCase, check_query
 from spotit.proofs.tables import TableCase, check_tables
+from tests.solver_limits import HANG_SECONDS, limited
 
 SPOTIT = Path(mutants.__file__).parent
 
@@ -37,8 +38,8 @@ def _expression(expr: str, **cells: object) -> Callable[[], str]:
 def _query(sql: str, *rows: tuple) -> Callable[..., str]:
     """Thm 1 on ``sql`` over table w (columns p, o, r, s, x after the id);
     ``solver_free=False`` for the solver path alone."""
-    return lambda solver_free=True: check_query(QueryCase(rows, sql),
-                                                solver_free=solver_free).kind
+    return lambda solver_free=True: check_query(QueryCase(rows, sql), limited(),
+                                                HANG_SECONDS, solver_free=solver_free).kind
 
 
 def _unfolded(case: Callable[[], str]) -> Callable[[], str]:

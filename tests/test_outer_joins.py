@@ -11,6 +11,7 @@ import sqlite3
 import pytest
 
 from spotit import check
+from tests.solver_limits import HANG_SECONDS, limited
 
 DDL = "CREATE TABLE t (x INTEGER, a TEXT); CREATE TABLE u (x INTEGER, b TEXT);"
 ROWS = "INSERT INTO t VALUES (1, 't1'); INSERT INTO u VALUES (1, 'u1'), (3, 'u3');"
@@ -94,7 +95,7 @@ def test_full_join_encoding_is_sqlite_on_pinned_rows(sql):
 
     rows = ((1, 1, -1.5, "a", None), (2, None, 0.2, "a", None), (1, 3, 1.0, "B ", 1),
             (None, 2, 1.0, "b", 1))
-    out = check_query(QueryCase(rows, sql))
+    out = check_query(QueryCase(rows, sql), limited(), HANG_SECONDS)
     assert out.kind == "ok", out
 
 

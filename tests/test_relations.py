@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from spotit.proofs.generators import window_calls, window_rows
 from spotit.proofs.relations import QueryCase, check_query, query_cases
 from spotit.proofs.windows import WindowCase, check_window
+from tests.solver_limits import HANG_SECONDS, limited
 
 SAMPLE = settings(max_examples=25, derandomize=True, deadline=None, database=None,
                   suppress_health_check=list(HealthCheck))
@@ -32,7 +33,7 @@ def test_hand_checked_queries():
                 "SELECT a.id, b.id FROM w AS a LEFT JOIN w AS b ON a.p = b.o",  # padded
                 "SELECT id FROM w ORDER BY r LIMIT 1",  # a tie
                 "SELECT DISTINCT s FROM w"):  # 'a' or 'A' under NOCASE
-        out = check_query(QueryCase(two_nulls, sql))
+        out = check_query(QueryCase(two_nulls, sql), limited(), HANG_SECONDS)
         assert out.kind == "ok", (sql, out)
 
 

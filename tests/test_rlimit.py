@@ -87,3 +87,20 @@ def test_the_cli_takes_rlimit(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([*args, "--rlimit", "0"])
     assert "--rlimit: expected a positive whole number" in capsys.readouterr().err
+
+
+def test_a_limited_backend_passes_through_code_that_asks_by_name():
+    """The Thm 1 checks take a solver by name; a backend built with a limit goes through
+    ``get_solver`` as it is, and the limit then stops their calls."""
+    from spotit.errors import SolverError
+    from spotit.proofs.relations import QueryCase, check_query
+    from spotit.solvers import get_solver
+
+    tiny = get_solver("z3", rlimit=1)
+    assert get_solver(tiny) is tiny
+    with pytest.raises(SolverError, match="built already"):
+        get_solver(tiny, rlimit=2)
+    sql = "SELECT a.id, b.s FROM w AS a LEFT JOIN w AS b ON a.p = b.o"
+    rows = ((1, 1, 1.0, "a", 1), (2, 1, 2.0, "b", None))
+    out = check_query(QueryCase(rows, sql), tiny, HANG_SECONDS, solver_free=False)
+    assert out.kind == "error" and "resource limit" in out.detail, out

@@ -11,6 +11,7 @@ import pytest
 from spotit import check
 from spotit.proofs.relations import QueryCase, check_query
 from spotit.proofs.windows import WINDOW_DDL
+from tests.solver_limits import HANG_SECONDS, limited
 
 ROWS = ((1, 2, 0.5, "a", "1"), (1, None, 1.0, "A", 2), (2, 3, None, None, "a"))
 CASES = [
@@ -31,7 +32,7 @@ CASES = [
 
 @pytest.mark.parametrize("sql", CASES)
 def test_row_in_agrees_with_sqlite(sql):
-    out = check_query(QueryCase(ROWS, sql))
+    out = check_query(QueryCase(ROWS, sql), limited(), HANG_SECONDS)
     assert out.kind == "ok", out
 
 

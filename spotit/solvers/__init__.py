@@ -48,14 +48,21 @@ def _solver_class(name: str) -> type[Solver]:
     return cls
 
 
-def get_solver(name: str = DEFAULT_SOLVER, **options: object) -> Solver:
-    """A backend by name ("z3", "cvc5", "portfolio" or "yices").
+def get_solver(name: str | Solver = DEFAULT_SOLVER, **options: object) -> Solver:
+    """A backend by name ("z3", "cvc5", "portfolio" or "yices"), or ``name`` itself when
+    it is already a backend (one built with options, say an ``rlimit``, passed down
+    through code that asks for backends by name).
 
     ``options`` go to its constructor (``rlimit``, ``seed``; yices: ``logic``, ``fallback``).
 
     Raises:
         SolverError: the name is unknown or its Python binding is not installed.
     """
+    if isinstance(name, Solver):
+        if options:
+            raise SolverError(f"{name!r} is built already: options {sorted(options)} "
+                              "cannot be added")
+        return name
     if name not in _BACKENDS:
         known = ", ".join(_BACKENDS)
         raise SolverError(f"unknown solver {name!r} (known: {known})")
