@@ -80,10 +80,11 @@ LEFT_JOIN = ("(SELECT a.id AS id, a.p AS p, b.o AS o, b.r AS r, a.s AS s, b.x AS
 ])
 def test_the_solver_is_asked_what_the_pins_leave_open(sql, rows):
     """SQLite's rows are the only ones the encoding allows (exact), as cvc5 says of the
-    whole formula; z3 says so of the residual question well within the fuzz's 2 s."""
-    fast = check_query(QueryCase(rows, sql), "z3", timeout=2.0)
+    whole formula; z3 says so of the residual question (well within the fuzz's 2 s alone)."""
+    fast = check_query(QueryCase(rows, sql), limited("z3"), HANG_SECONDS)
     assert (fast.kind, fast.exact, fast.path) == ("ok", True, "solver"), fast
-    whole = check_query(QueryCase(rows, sql), "cvc5", timeout=30.0, solver_free=False)
+    whole = check_query(QueryCase(rows, sql), limited("cvc5"), HANG_SECONDS,
+                        solver_free=False)
     assert (whole.kind, whole.exact) == ("ok", True), whole
 
 
@@ -153,9 +154,9 @@ def test_a_sum_of_doubles_that_is_no_double_is_admissible_but_not_exact():
     conn = sqlite3.connect(":memory:")
     assert conn.execute("SELECT (0.1 + 0.2) - 0.3").fetchone()[0] == 2.0 ** -54
     for sql in ("SELECT SUM(r) FROM w", "SELECT TOTAL(r), COUNT(*) FROM w", "SELECT AVG(r) FROM w"):
-        out = check_query(QueryCase(INEXACT, sql), timeout=20.0)
+        out = check_query(QueryCase(INEXACT, sql), limited(), HANG_SECONDS)
         assert out.kind == "ok" and not out.exact, (sql, out)
-        exact = check_query(QueryCase(DYADIC, sql), timeout=20.0)  # any order: exact
+        exact = check_query(QueryCase(DYADIC, sql), limited(), HANG_SECONDS)  # any order: exact
         assert exact.kind == "ok" and exact.exact, (sql, exact)
     for call in ("SUM(r) OVER (ORDER BY id)", "TOTAL(r) OVER (ORDER BY id ROWS 1 PRECEDING)"):
         out = check_window(WindowCase(INEXACT, call), timeout=20.0)
@@ -180,7 +181,7 @@ def test_what_the_assertions_force_decides_without_the_solver(rows, sql):
     """Each of these needs more than the pins (propagated: the forced values, a sum's
     double where the exact range fixes it, the functional definitions' values), and
     the solver path, asked the same, answers the same."""
-    fast = check_query(QueryCase(rows, sql), timeout=20.0)
+    fast = check_query(QueryCase(rows, sql), limited(), HANG_SECONDS)
     assert (fast.kind, fast.path, fast.exact) == ("ok", "evaluated", True), (sql, fast)
-    slow = check_query(QueryCase(rows, sql), timeout=20.0, solver_free=False)
+    slow = check_query(QueryCase(rows, sql), limited(), HANG_SECONDS, solver_free=False)
     assert (slow.kind, slow.exact, slow.encoded_value) == ("ok", True, fast.encoded_value)
