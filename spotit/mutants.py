@@ -47,6 +47,9 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("date-month-clamp", "date modifiers",
            "'+N months' clamps the day to the month's end (2021-01-31 +1 month is "
            "2021-02-28, not 2021-03-03)"),
+    Mutant("unix-epoch-day-off", "STRFTIME('%s') and UNIXEPOCH",
+           "seconds since 1970 count from Julian day 2440587, a day early (1970-01-01 is "
+           "86400, not 0)"),
     Mutant("text-arith-whole", "affinity of text in arithmetic",
            "text in arithmetic counts only if it is a number as a whole ('12abc' + 0 is "
            "0, not 12)"),

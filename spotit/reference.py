@@ -92,6 +92,12 @@ def _windows() -> list[WindowFunctionSpec]:
     return [WINDOW_FUNCTIONS[n] for n in sorted(WINDOW_FUNCTIONS)]
 
 
+def _forms() -> list[tuple[str, tuple[int, int | None], str]]:
+    from spotit.frontend.binder import FUNCTION_FORMS
+
+    return [(n, arity, form) for n, (arity, form) in sorted(FUNCTION_FORMS.items())]
+
+
 def _aggregates() -> list[str]:
     from spotit.frontend.binder import AGGREGATES
 
@@ -231,6 +237,9 @@ def reference_markdown() -> str:
         ["Name", "Aliases", "Arity", "Argument kinds", "Returns", "Encoding"],
         [[_code(f.name), _names(f.aliases), f.arity, f.arg_kinds, f.returns, f.encoding]
          for f in fns])
+    out += ["", "Read as another form by the binder, as SQLite defines them:", ""]
+    out += _md_table(["Name", "Arity", "Read as"],
+                     [[_code(n), _arity(*a), _code(form)] for n, a, form in _forms()])
     out += [
         "",
         "## Aggregate functions",
@@ -302,6 +311,9 @@ def reference_text() -> str:
         ["NAME", "ALIASES", "ARITY", "ARGUMENT KINDS", "RETURNS", "ENCODING"],
         [[f.name, ", ".join(f.aliases) or "-", f.arity, f.arg_kinds, f.returns, f.encoding]
          for f in _functions()])
+    out += ["", "READ AS ANOTHER FORM", ""]
+    out += _text_table(["NAME", "ARITY", "READ AS"],
+                       [[n, _arity(*a), form] for n, a, form in _forms()])
     out += ["", "AGGREGATE FUNCTIONS: " + ", ".join(_aggregates()), "", "WINDOW FUNCTIONS", ""]
     out += _text_table(
         ["NAME", "ARITY", "ARGUMENT KINDS", "FRAME", "STAR"],

@@ -74,6 +74,7 @@ CASES: dict[str, Callable[[], str]] = {
     "like-escape-ignored": _expression("(s LIKE 'a\\%%' ESCAPE '\\')", s="a%b"),  # 1
     "substr-negative-start": _expression("SUBSTR(s, -1)", s="abc"),  # 'c'
     "date-month-clamp": _expression("DATE(d, '+1 month')", d="2021-01-31"),  # '2021-03-03'
+    "unix-epoch-day-off": _expression("UNIXEPOCH(d)", d="1970-01-02"),  # 86400
     "text-arith-whole": _expression("(s + 0)", s="12abc"),  # 12
     "int-division-real": _expression("(i / 2)", i=7),  # 3
     "modulo-floor": _expression("(i % 2)", i=-7),  # -1

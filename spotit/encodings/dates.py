@@ -55,7 +55,7 @@ from spotit.encodings.calendar import (
 from spotit.encodings.encoder import Encoder
 from spotit.encodings.registry import function
 from spotit.encodings.rounding import READINGS, rounded
-from spotit.encodings.values import Alt, DateParts, Value, real_value, text_value
+from spotit.encodings.values import Alt, DateParts, Value, int_value, real_value, text_value
 from spotit.errors import Unsupported
 from spotit.ir.types import StorageClass
 from spotit.mutants import planted
@@ -755,18 +755,34 @@ def _directive(enc: Encoder, k: str, tv: TimeValue, p: dict[str, FNode]) -> FNod
         monday_based = b.floormod(tv.day(b), 7)  # 0 = Monday
         week = _div_sym(b, b.minus(b.plus(yday, b.int(7)), monday_based), 7)
         return pad(b, week, 2)
-    if k == "s":  # whole seconds: the milliseconds are dropped
+    if k == "s":
         from spotit.encodings.conversions import int_text
 
-        unix = b.plus(b.times(b.minus(tv.day(b), b.int(2440588)), b.int(SECONDS_PER_DAY)),
-                      tv.secs)
-        return int_text(b, unix)
+        return int_text(b, _unix_seconds(b, tv))
     if k == "J":
         enc.approximate("STRFTIME('%J') text of a symbolic Julian day")
         # a function of the instant to the millisecond: equal instants print alike,
         # and distinct ones (ms apart included) are free to print differently
         return _uf(enc, "jd_text", STRING, tv.instant_ms(b))
     raise Unsupported(f"STRFTIME directive %{k}")
+
+
+def _unix_seconds(b: Builder, tv: TimeValue) -> FNode:
+    """Whole seconds since 1970-01-01 00:00:00 (SQLite: ``iJD / 1000 - 210866760000``,
+    the milliseconds dropped); Julian day 2440588 starts at that midnight."""
+    epoch_day = 2440587 if planted("unix-epoch-day-off") else 2440588
+    return b.plus(b.times(b.minus(tv.day(b), b.int(epoch_day)), b.int(SECONDS_PER_DAY)),
+                  tv.secs)
+
+
+@function("UNIXEPOCH", arity=(0, None), arg_kinds=("date", "modifier"), returns="numeric",
+          differs_in=("*",), mutants=("unix-epoch-day-off", "date-month-clamp"))
+def fn_unixepoch(enc: Encoder, args: list[Value]) -> Value:
+    """UNIXEPOCH(time, modifiers...): STRFTIME('%s', ...) as an INTEGER (SQLite computes
+    both alike); no argument is 'now'."""
+    b = enc.b
+    tv = _time_value_of(enc, args or [text_value(b, b.str("now"))])
+    return int_value(b, _unix_seconds(b, tv), tv.null)
 
 
 def _div_sym(b: Builder, a: FNode, n: int) -> FNode:

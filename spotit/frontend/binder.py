@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from spotit.concrete import apply_affinity
 from spotit.errors import BindError, SpotItError, Unsupported
 from spotit.frontend import ast as A
+from spotit.frontend.now import time_value_missing
 from spotit.frontend.parser import parse, parse_expression
 from spotit.frontend.tables import ROWID_NAMES, table_rules
 from spotit.ir import relational as R
@@ -36,6 +37,13 @@ from spotit.ir.walk import iter_rels, rewrite
 from spotit.schema import Schema, View, internal_table_construct, is_internal_table
 
 AGGREGATES = {"COUNT", "SUM", "AVG", "MIN", "MAX", "TOTAL", "GROUP_CONCAT"}
+# calls SQLite defines as another form (lang_corefunc.html), read as that form here:
+# name -> (arity, the form; its letters are the arguments in order)
+FUNCTION_FORMS = {
+    "IIF": ((3, 3), "CASE WHEN x THEN y ELSE z END"),
+    "LIKE": ((2, 3), "y LIKE x [ESCAPE z]"),
+    "GLOB": ((2, 2), "y GLOB x"),
+}
 
 
 @dataclass
@@ -763,10 +771,16 @@ class _Binder:
         if f.filter is not None:
             raise BindError(f"FILTER clause on non-aggregate function {name}()", pos=f.pos)
         args = tuple(self.expr(a, scope, clause=clause, aggs=aggs) for a in f.args)
-        if name == "IIF":
-            if len(args) != 3:
-                raise BindError("wrong number of arguments to function IIF()", pos=f.pos)
-            return S.Case(((args[0], args[1]),), args[2])
+        if time_value_missing(name, len(args)):  # SQLite's clock: the pinned instant
+            args = (*args, S.Const("now"))
+        if name in FUNCTION_FORMS:
+            lo, hi = FUNCTION_FORMS[name][0]
+            if not lo <= len(args) <= hi:
+                raise BindError(f"wrong number of arguments to function {name}()", pos=f.pos)
+            if name == "IIF":
+                return S.Case(((args[0], args[1]),), args[2])
+            return S.Like(args[1], args[0], args[2] if len(args) == 3 else None,
+                          name == "GLOB")
         spec = registered_function(name)
         if spec is not None:  # (else: unsupported when encoded, or SQLite's error)
             if not spec.arity_ok(len(args)):

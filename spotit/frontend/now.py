@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import datetime
 from typing import Any
 
@@ -31,9 +32,23 @@ UTC_SPELLING = "+0 seconds"
 normalise the time value (as ``+0 seconds`` does), whatever this machine's zone is."""
 
 
+# calls that read the clock without saying 'now': SQLite takes the current instant when a
+# date function has no time value (DATE(), STRFTIME('%Y'))
+_NO_TIME_VALUE = re.compile(r"\b(?:date|time|datetime|julianday|unixepoch)\s*\(\s*\)"
+                            r"|\bstrftime\s*\(\s*'(?:[^']|'')*'\s*\)", re.IGNORECASE)
+
+
+def time_value_missing(name: str, args: int) -> bool:
+    """Whether a call of date function ``name`` with ``args`` arguments has no time value,
+    so that SQLite reads it as 'now'."""
+    if name == "STRFTIME":
+        return args == 1
+    return name in DATE_FUNCTIONS and name != "TIMEDIFF" and args == 0
+
+
 def mentions_now(sql: str) -> bool:
     low = sql.lower()
-    return "now" in low or "current_" in low
+    return "now" in low or "current_" in low or _NO_TIME_VALUE.search(sql) is not None
 
 
 def pin_now(sql: str, now: datetime) -> str:
@@ -58,6 +73,10 @@ def pin_now(sql: str, now: datetime) -> str:
             if name == "CURRENT_TIMESTAMP" and not node.args:
                 changed = True
                 return A.Literal(stamp, pos=node.pos)
+            if time_value_missing(name, len(node.args)):
+                changed = True
+                node = dataclasses.replace(node, args=(*node.args, A.Literal(stamp,
+                                                                            pos=node.pos)))
             if name in DATE_FUNCTIONS:
                 args = []
                 for i, a in enumerate(node.args):
