@@ -85,6 +85,7 @@ class _Scope:
     tables: list[str] = field(default_factory=list)
     aliases: dict[str, A.Expr] = field(default_factory=dict)  # explicit AS names only
     ctes: dict[str, R.Rel] = field(default_factory=dict)  # CTEs visible to subqueries
+    clause: str = ""  # the clause a subquery being bound sits in (its aliases' visibility)
 
 
 @dataclass
@@ -157,6 +158,7 @@ class _Binder:
         self._views_open: list[str] = []  # views being expanded (a cycle is an error)
         # inner-join ON conditions naming tables joined later, per FROM clause
         self._deferred_on: list[list[A.Expr]] = []
+        self._select_aliases: list[dict[str, A.Expr]] = []  # per SELECT whose FROM is bound
         self._win: _WinState | None = None  # window calls met in the current SELECT
 
     # ------------------------------------------------------------------ queries
@@ -292,20 +294,25 @@ class _Binder:
             scope = _Scope([], outer, ctes=ctes)
         else:
             self._deferred_on.append([])
-            rel, scope = self.from_item(sel.from_, outer, ctes)
+            self._select_aliases.append(_aliases(sel))
+            try:
+                rel, scope = self.from_item(sel.from_, outer, ctes)
+            finally:
+                self._select_aliases.pop()
+            scope.aliases = _aliases(sel)
             # SQLite reads an inner join's ON like WHERE: it may name tables joined
-            # later in the FROM clause, so such conditions filter the whole FROM.
+            # later in the FROM clause (and result-column aliases), so such conditions
+            # filter the whole FROM.
             for on in self._deferred_on.pop():
                 rel = R.Filter(rel, self.expr(on, scope, clause="ON"))
         scope.ctes = ctes
+        # Explicit AS aliases are visible in WHERE, GROUP BY, HAVING, ORDER BY and ON, and
+        # in their subqueries (after real columns, except a bare ORDER BY name, where they
+        # come first).
+        scope.aliases = _aliases(sel)
 
         items = self._expand_select_list(sel, scope)
         names = [item[1] for item in items]
-        # Explicit AS aliases are visible in WHERE, GROUP BY, HAVING and ORDER BY
-        # (after real columns, except a bare ORDER BY name, where they come first).
-        for rc in sel.columns:
-            if isinstance(rc, A.ResultColumn) and rc.alias is not None:
-                scope.aliases.setdefault(rc.alias.lower(), rc.expr)
 
         if sel.where is not None:
             pred = self.expr(sel.where, scope, clause="WHERE")
@@ -566,7 +573,9 @@ class _Binder:
             raise BindError(f"ambiguous table name: {name} appears twice in FROM", pos=j.pos)
         nl = len(ls.cols)
         cols = [dataclasses.replace(c) for c in ls.cols] + [dataclasses.replace(c) for c in rs.cols]
-        scope = _Scope(cols, outer, ls.tables + rs.tables)
+        # an ON condition may name the SELECT's result-column aliases, as WHERE may
+        scope = _Scope(cols, outer, ls.tables + rs.tables,
+                       aliases=dict(self._select_aliases[-1]) if self._select_aliases else {})
         using = j.using
         if j.natural:
             lnames = {c.name.lower() for c in ls.cols if not c.hidden and c.in_star}
@@ -627,6 +636,8 @@ class _Binder:
              ) -> S.Expr:
         b = self.expr
         kw = {"clause": clause, "aggs": aggs}
+        if isinstance(e, A.Subquery | A.Exists | A.InQuery):
+            scope.clause = clause  # what the subquery may name of this query's aliases
         if isinstance(e, A.Literal):
             if isinstance(e.value, bytes):
                 raise Unsupported("BLOB literal", pos=e.pos)
@@ -852,19 +863,32 @@ class _Binder:
             if hits:
                 c = s.cols[hits[0]]
                 return S.ColumnRef(depth, hits[0], c.affinity, c.name, c.collation)
-            if table is None and depth == 0 and column in s.aliases and clause in (
-                "WHERE", "GROUP BY", "HAVING", "ORDER BY"
-            ):
+            here = clause if depth == 0 else s.clause
+            if table is None and column in s.aliases and here in _ALIAS_CLAUSES:
                 ast_e = s.aliases[column]
                 if not (isinstance(ast_e, A.Name) and ast_e.parts[-1].lower() == column):
-                    if clause in ("WHERE", "GROUP BY") and _has_aggregate(ast_e):
+                    if here in ("WHERE", "GROUP BY", "ON") and _has_aggregate(ast_e):
                         raise BindError(f"misuse of aliased aggregate {parts[-1]}", pos=n.pos)
-                    return self.expr(ast_e, scope, clause=clause, aggs=aggs)
+                    if depth == 0:
+                        return self.expr(ast_e, scope, clause=clause, aggs=aggs)
+                    return self._outer_alias(ast_e, s, depth, parts[-1], n.pos)
             s = s.parent
             depth += 1
         if n.double_quoted and len(n.parts) == 1:
             return S.Const(n.parts[0])  # SQLite's fallback: "x" is the string 'x'
         raise BindError(f"no such column: {'.'.join(n.parts)}", pos=n.pos)
+
+    def _outer_alias(self, ast_e: A.Expr, s: _Scope, depth: int, name: str, pos
+                     ) -> S.Expr:
+        """An enclosing query's alias named in a subquery: its expression read in that
+        query's FROM, its columns ``depth`` levels out (SQLite copies it in, the same)."""
+        if _has_aggregate(ast_e) or _has_window(ast_e):
+            raise Unsupported(f"alias {name} of an aggregate or window named in a subquery",
+                              pos=pos)
+        chain = s
+        for _ in range(depth):  # empty levels: every name found in s is depth levels out
+            chain = _Scope([], chain, ctes=s.ctes)
+        return self.expr(ast_e, chain, clause=s.clause)
 
     def row_comparison(self, e: A.Binary, scope: _Scope, kw) -> S.Expr:
         """``(a, b) op (c, d)`` (or a row against a subquery of as many columns) as SQLite
@@ -1232,6 +1256,18 @@ def _has_aggregate(e: A.Expr | None) -> bool:
     return False
 
 
+def _has_window(e: A.Expr) -> bool:
+    """Whether ``e`` calls a window function at this query level."""
+    stack: list = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, A.Function) and x.over is not None:
+            return True
+        if not isinstance(x, A.Exists | A.Subquery | A.InQuery):
+            stack.extend(_ast_children(x))
+    return False
+
+
 def _is_aggregate_call(f: A.Function) -> bool:
     """COUNT/SUM/... without OVER; MIN and MAX with several arguments are scalar."""
     name = f.name.upper()
@@ -1404,6 +1440,17 @@ def _full_join(left: R.Rel, right: R.Rel, cond: S.Expr | None) -> R.Rel:
         [S.Const(None)] * nl + [S.ColumnRef(0, i, c.affinity, c.name, c.collation)
                                for i, c in enumerate(right.columns)]), matched.columns)
     return R.SetOp("UNION", True, matched, padded)
+
+
+_ALIAS_CLAUSES = ("WHERE", "GROUP BY", "HAVING", "ORDER BY", "ON")
+
+
+def _aliases(sel: A.Select) -> dict[str, A.Expr]:
+    out: dict[str, A.Expr] = {}
+    for rc in sel.columns:
+        if isinstance(rc, A.ResultColumn) and rc.alias is not None:
+            out.setdefault(rc.alias.lower(), rc.expr)
+    return out
 
 
 def _chain_operands(e: A.Binary, op: str) -> list[A.Expr]:
