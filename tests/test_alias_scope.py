@@ -71,3 +71,20 @@ def test_an_alias_in_the_select_list_stays_unknown():
     with pytest.raises(sqlite3.OperationalError, match="no such column: k"):
         run(sql)
     assert check(DDL, sql, "SELECT 1").verdict.value == "error"
+
+
+def test_a_column_joined_later_comes_before_an_alias_in_an_inner_join_on():
+    """SQLite reads an inner join's ON over the whole FROM: ``z`` is v.z, not the alias."""
+    ddl = DDL + " CREATE TABLE v(id INTEGER PRIMARY KEY, c INTEGER, z INTEGER);"
+    gold = "SELECT t.a AS z FROM t JOIN u ON u.a = z JOIN v ON v.id = t.id"
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(ddl + " INSERT INTO t VALUES (1, 1, 'x'), (2, 2, 'y');"
+                       " INSERT INTO u VALUES (1, 1, 'x'), (2, 5, 'q');"
+                       " INSERT INTO v VALUES (1, 1, 2), (2, 7, 1);")
+    as_column = "SELECT t.a FROM t JOIN u ON u.a = v.z JOIN v ON v.id = t.id"
+    as_alias = "SELECT t.a FROM t JOIN u ON u.a = t.a JOIN v ON v.id = t.id"
+    assert conn.execute(gold).fetchall() == conn.execute(as_column).fetchall() == [(2,)]
+    assert conn.execute(as_alias).fetchall() == [(1,)]
+    assert check(ddl, gold, as_column, bound=2).verdict.value == "equivalent"
+    res = check(ddl, gold, as_alias, bound=2)
+    assert res.verdict.value == "not_equivalent", res.reason

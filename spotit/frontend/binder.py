@@ -573,9 +573,12 @@ class _Binder:
             raise BindError(f"ambiguous table name: {name} appears twice in FROM", pos=j.pos)
         nl = len(ls.cols)
         cols = [dataclasses.replace(c) for c in ls.cols] + [dataclasses.replace(c) for c in rs.cols]
-        # an ON condition may name the SELECT's result-column aliases, as WHERE may
+        # an outer join's ON may name the SELECT's result-column aliases, as WHERE may (an
+        # inner join's ON that names something not joined yet is bound once the whole FROM
+        # is: there a column of a table joined later comes before an alias, as in SQLite)
+        outer_join = kind in ("LEFT", "RIGHT", "FULL") and self._select_aliases
         scope = _Scope(cols, outer, ls.tables + rs.tables,
-                       aliases=dict(self._select_aliases[-1]) if self._select_aliases else {})
+                       aliases=dict(self._select_aliases[-1]) if outer_join else {})
         using = j.using
         if j.natural:
             lnames = {c.name.lower() for c in ls.cols if not c.hidden and c.in_star}
