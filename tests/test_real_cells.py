@@ -66,3 +66,20 @@ def test_a_cell_between_two_doubles_gets_a_fact_that_excludes_the_gap():
 def test_a_value_beyond_the_doubles_decodes_to_the_largest_one():
     assert _python_value(StorageClass.REAL, 10**400) == sys.float_info.max
     assert _python_value(StorageClass.REAL, -(10**400)) == -sys.float_info.max
+
+
+def test_round_readings_at_the_largest_double():
+    """The fuzz (seed 83) reached ROUND's reading of a REAL cell at DBL_MAX: the nudged
+    rounding lies past the largest double, and float() raised OverflowError. SQLite's
+    ROUND(1.7976931348623157e308, 1) is that double itself: the plain rounding."""
+    import sqlite3
+    import sys
+    from fractions import Fraction
+
+    from spotit.encodings.numeric import _nudged_reading, _printf_reading
+
+    top = sys.float_info.max
+    assert sqlite3.connect(":memory:").execute("SELECT ROUND(?, 1)", (top,)).fetchone()[0] == top
+    assert _nudged_reading(1)(Fraction(top)) is False
+    assert _printf_reading(1)(Fraction(top)) == Fraction(top)
+    assert _nudged_reading(1)(Fraction(top) * 2) is None  # no double: no reading

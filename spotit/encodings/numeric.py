@@ -247,24 +247,35 @@ def _nudged_reading(digits: int):
     """SQLite's choice at ``x`` of ``uf!round_nudged_<digits>``: whether ROUND(x, digits)
     is the nudged rounding (True where both are the same), None if it is neither."""
     def reading(x: Fraction) -> bool | None:
-        x = Fraction(float(x))
+        x = _double(x)
+        if x is None:  # no double: SQLite never rounds it
+            return None
         size, scale = abs(x), Fraction(10) ** digits
         whole = math.floor(size * scale + Fraction(1, 2))
         nudged = math.floor(size * scale + Fraction(1, 2) + size * PRINTF_NUDGE * scale)
         sqlite = _sqlite_round(float(x), digits)
         if sqlite is None:
             return None
-        if abs(sqlite) == Fraction(float(nudged / scale)):
+        if abs(sqlite) == _double(nudged / scale):
             return True
-        return False if abs(sqlite) == Fraction(float(whole / scale)) else None
+        return False if abs(sqlite) == _double(whole / scale) else None
     return reading
+
+
+def _double(q: Fraction) -> Fraction | None:
+    """The double nearest ``q``, None past the largest (a nudge near DBL_MAX goes there)."""
+    try:
+        return Fraction(float(q))
+    except OverflowError:
+        return None
 
 
 def _printf_reading(digits: int):
     """SQLite's ``uf!round_printf_<digits>`` at ``x``: |ROUND(x, digits)|, the decimal
     its printf wrote read back."""
     def reading(x: Fraction) -> Fraction | None:
-        sqlite = _sqlite_round(float(x), digits)
+        x = _double(x)
+        sqlite = None if x is None else _sqlite_round(float(x), digits)
         return None if sqlite is None else abs(sqlite)
     return reading
 
