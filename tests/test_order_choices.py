@@ -72,3 +72,23 @@ def test_a_unique_never_null_order_by_term_leaves_no_choice():
                     "SELECT a, b FROM t ORDER BY id", semantics=sem, bound=3)
         assert res.verdict.value == "equivalent", res.reason
         assert "choice" not in res.reason
+
+
+def test_an_order_choice_does_not_hide_a_choice_of_values():
+    """Under ``list`` a UNION's NOCASE column is a choice of spelling as well as of
+    order: SQLite returns 'B' for one query and 'b' for the other on this database (a
+    helper's hunt; the qualifier named only the order)."""
+    import sqlite3
+
+    from spotit import check
+
+    ddl = ("CREATE TABLE t(id INTEGER PRIMARY KEY, b TEXT);"
+           " CREATE TABLE u(id INTEGER PRIMARY KEY, n TEXT COLLATE NOCASE);")
+    q1 = "SELECT n FROM u UNION SELECT b FROM t ORDER BY 1"
+    q2 = "SELECT n FROM (SELECT n FROM u UNION SELECT b FROM t) ORDER BY n"
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(ddl + " INSERT INTO t VALUES (1, 'B'), (2, 'b');")
+    assert conn.execute(q1).fetchall() != conn.execute(q2).fetchall()
+    res = check(ddl, q1, q2, bound=2, semantics="list")
+    assert res.verdict.value != "equivalent" or "spelling a collation keeps" in res.reason, \
+        res.reason

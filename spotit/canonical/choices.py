@@ -24,8 +24,16 @@ def arbitrary_choice(plan: R.Rel, ordered: bool = False) -> str | None:
     """What in ``plan`` may leave SQLite a choice (``None``: its result is determined
     by the database), with ``ordered`` when rows are compared in order. Conservative: a
     construct that *may* choose is named."""
-    if ordered and (order := order_choice(plan)) is not None:
-        return order
+    order = order_choice(plan) if ordered else None
+    other = _value_choice(plan)
+    if order and other:  # name both: the order may be fixed where the values are not
+        return f"{order}, and {other}"
+    return order or other
+
+
+def _value_choice(plan: R.Rel) -> str | None:
+    """What in ``plan`` may leave SQLite a choice of the rows or values (not of their
+    order)."""
     for rel in iter_rels(plan):
         if isinstance(rel, R.Sort) and (rel.limit is not None or rel.offset):
             return "rows tied under ORDER BY ... LIMIT"
