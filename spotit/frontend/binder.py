@@ -289,27 +289,28 @@ class _Binder:
             if wname.lower() in named:
                 raise BindError(f"duplicate WINDOW name: {wname}", pos=spec.pos)
             named[wname.lower()] = spec
+        # Explicit AS aliases are visible in WHERE, GROUP BY, HAVING, ORDER BY and ON, and
+        # in their subqueries (after real columns, except a bare ORDER BY name, where they
+        # come first).
+        aliases = _aliases(sel)
         if sel.from_ is None:
             rel: R.Rel = R.Values(((),), ())
             scope = _Scope([], outer, ctes=ctes)
         else:
             self._deferred_on.append([])
-            self._select_aliases.append(_aliases(sel))
+            self._select_aliases.append(aliases)
             try:
                 rel, scope = self.from_item(sel.from_, outer, ctes)
             finally:
                 self._select_aliases.pop()
-            scope.aliases = _aliases(sel)
+        scope.aliases = aliases
+        if sel.from_ is not None:
             # SQLite reads an inner join's ON like WHERE: it may name tables joined
             # later in the FROM clause (and result-column aliases), so such conditions
             # filter the whole FROM.
             for on in self._deferred_on.pop():
                 rel = R.Filter(rel, self.expr(on, scope, clause="ON"))
         scope.ctes = ctes
-        # Explicit AS aliases are visible in WHERE, GROUP BY, HAVING, ORDER BY and ON, and
-        # in their subqueries (after real columns, except a bare ORDER BY name, where they
-        # come first).
-        scope.aliases = _aliases(sel)
 
         items = self._expand_select_list(sel, scope)
         names = [item[1] for item in items]
@@ -1244,30 +1245,29 @@ def _ast_children(x: object) -> list[A.Node]:
 
 def _has_aggregate(e: A.Expr | None) -> bool:
     """Whether ``e`` calls an aggregate at this query level (not inside subqueries)."""
+    return _calls_at_this_level(e, _is_aggregate_call)
+
+
+def _has_window(e: A.Expr | None) -> bool:
+    """Whether ``e`` calls a window function at this query level."""
+    return _calls_at_this_level(e, lambda f: f.over is not None)
+
+
+def _calls_at_this_level(e: A.Expr | None, which) -> bool:
+    """Whether ``e`` holds a call ``which`` accepts outside its subqueries (the operand of
+    ``x IN (SELECT ...)`` is at this level)."""
     if e is None:
         return False
     stack: list = [e]
     while stack:
         x = stack.pop()
-        if isinstance(x, A.Function) and _is_aggregate_call(x):
+        if isinstance(x, A.Function) and which(x):
             return True
         if isinstance(x, A.Exists | A.Subquery | A.InQuery):
             if isinstance(x, A.InQuery):
                 stack.append(x.operand)
             continue
         stack.extend(_ast_children(x))
-    return False
-
-
-def _has_window(e: A.Expr) -> bool:
-    """Whether ``e`` calls a window function at this query level."""
-    stack: list = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, A.Function) and x.over is not None:
-            return True
-        if not isinstance(x, A.Exists | A.Subquery | A.InQuery):
-            stack.extend(_ast_children(x))
     return False
 
 

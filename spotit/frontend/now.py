@@ -34,8 +34,9 @@ normalise the time value (as ``+0 seconds`` does), whatever this machine's zone 
 
 # calls that read the clock without saying 'now': SQLite takes the current instant when a
 # date function has no time value (DATE(), STRFTIME('%Y'))
-_NO_TIME_VALUE = re.compile(r"\b(?:date|time|datetime|julianday|unixepoch)\s*\(\s*\)"
-                            r"|\bstrftime\s*\(\s*'(?:[^']|'')*'\s*\)", re.IGNORECASE)
+_NO_TIME_VALUE = re.compile(
+    r"\b(?:" + "|".join(sorted(DATE_FUNCTIONS - {"STRFTIME", "TIMEDIFF"})) + r")\s*\(\s*\)"
+    r"|\bstrftime\s*\(\s*'(?:[^']|'')*'\s*\)", re.IGNORECASE)
 
 
 def time_value_missing(name: str, args: int) -> bool:
