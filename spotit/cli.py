@@ -147,6 +147,7 @@ def cmd_check(args) -> int:
 
     if args.bound < 1:
         raise SystemExit("spotit: error: --bound must be at least 1")
+    started = time.monotonic()  # --timeout covers the explanation too
     schema = None
     with contextlib.suppress(SpotItError):
         schema = coerce_schema(args.schema, args.db_id)
@@ -191,8 +192,11 @@ def cmd_check(args) -> int:
     if not args.no_explain and schema is not None:
         from spotit.explain import explain
 
+        # what the check left of --timeout (at most a minute): the features it cannot
+        # search in time say "no time left"
+        left = min(60.0, args.timeout - (time.monotonic() - started))
         res.explanation = explain(schema, args.gold, args.pred, res,
-                                  seconds=min(60.0, args.timeout), constraints=cs, **options)
+                                  seconds=max(0.0, left), constraints=cs, **options)
     if args.save_cex and res.cex_rows is not None and schema is not None:
         path = Path(args.save_cex)
         if path.exists():

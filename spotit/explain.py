@@ -357,7 +357,8 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
     deadline = time.monotonic() + seconds
     # random databases first: a confirmed counterexample without a feature shows it is
     # not needed, for every feature at once and without the solver
-    witnesses = _witnesses(schema, gold, pred, result, options, found) if found else []
+    witnesses = (_witnesses(schema, gold, pred, result, options, found)
+                 if found and seconds > 0.5 else [])
     searched = []
     for f in found:
         entry = {"feature": f.kind, "table": f.table, "column": f.column,

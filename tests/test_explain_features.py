@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
+import time
 from collections import Counter
 
 from spotit import cli
@@ -234,3 +235,38 @@ def test_the_report_counts_the_new_kinds(tmp_path):
     html = (tmp_path / "report" / "index.html").read_text()
     assert "needs case-only differences" in html
     assert "has an inexact integer division or rounding" in html
+
+
+def test_cli_explanation_gets_what_the_check_left_of_the_timeout(capsys, monkeypatch,
+                                                                 tmp_path):
+    """--timeout is the whole command's: a check that used it up leaves the explanation
+    no time, and its features say so instead of running past the limit."""
+    import spotit.explain as explain_module
+
+    schema = tmp_path / "s.sql"
+    schema.write_text(DDL)
+    budgets = []
+    real = explain_module.explain
+
+    def spy(*args, seconds, **kw):
+        budgets.append(seconds)
+        return real(*args, seconds=seconds, **kw)
+
+    monkeypatch.setattr(explain_module, "explain", spy)
+    import spotit.pipeline as pipeline_module
+
+    real_check = pipeline_module.check
+
+    def slow_check(*args, **kw):  # a check that ends past the limit (a load only adds)
+        res = real_check(*args, **kw)
+        time.sleep(2.2)
+        return res
+
+    monkeypatch.setattr(pipeline_module, "check", slow_check)
+    assert cli.main(["check", "--schema", str(schema), "--bound", "2", "--timeout", "2",
+                     "--json", "--gold", "SELECT year FROM s WHERE n > 1",
+                     "--pred", "SELECT year FROM s WHERE n > 1 AND year IS NOT NULL"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "not_equivalent"  # on a NULL year: a feature to search
+    assert budgets == [0.0]
+    assert out["explanation"] and all(e["why"] == "no time left" for e in out["explanation"])
