@@ -43,6 +43,7 @@ from spotit.validate import (
 DEFAULT_TRIALS = 300
 DEFAULT_PROBE_SECONDS = 0.5
 DEFAULT_MAX_ROWS = 3
+LARGE_MAX_ROWS = 5  # the longer search (run when the solver is slow) goes up to this
 
 
 @dataclass
@@ -340,9 +341,14 @@ class DatabaseSampler:
         # values in joined columns (and in GROUP BY keys) are then likely, where the whole
         # pool makes a three-way join match about once in a hundred databases
         self.narrow = self._narrow_pool() if self.rng.random() < 0.5 else None
+        # with room for more than three rows, every other database is a larger one: a
+        # difference past a LIMIT, between an NTILE's buckets or in which of several
+        # groups comes first needs four or five rows, and is rare among smaller ones
+        counts = (_LARGE_ROW_COUNTS if self.max_rows > max(_ROW_COUNTS)
+                  and self.rng.random() < 0.5 else _ROW_COUNTS)
         rows: Rows = {}
         for t in self.tables:
-            n = self.rng.choice([n for n in _ROW_COUNTS if n <= self.max_rows])
+            n = self.rng.choice([n for n in counts if n <= self.max_rows])
             trows: list[tuple] = []
             for _ in range(n):
                 row = self._row(t, rows)
@@ -461,6 +467,7 @@ class DatabaseSampler:
 
 
 _ROW_COUNTS = (0, 1, 2, 3, 3, 2, 1, 2, 3)
+_LARGE_ROW_COUNTS = (2, 3, 4, 5, 4, 5)
 
 
 def _nullable(t: Table, c: Column) -> bool:

@@ -218,3 +218,44 @@ def test_a_difference_behind_a_four_table_join_is_found_by_random_search():
         r = probe(schema, gold, gold.replace("a.x = 5", "a.x = 6"), Semantics("set"))
         found += r is not None and r.validation.confirmed
     assert found >= 12, found
+
+
+def test_the_larger_search_draws_databases_past_three_rows():
+    """LIMIT 3 against LIMIT 4 differs only on four rows or more (by hand): databases
+    of at most three rows never show it; the search with room for five does, and its
+    counterexample (shrunk) has exactly four."""
+    gold = "SELECT id FROM dept ORDER BY id LIMIT 3"
+    pred = "SELECT id FROM dept ORDER BY id LIMIT 4"
+    assert probe(SCHEMA, gold, pred, Semantics.SET, trials=400, seconds=30) is None
+    found = probe(SCHEMA, gold, pred, Semantics.SET, trials=400, seconds=30, max_rows=5)
+    assert found is not None and found.validation.confirmed
+    assert len(found.rows["dept"]) == 4
+    sizes = set()  # a table without keys: no drawn row collides with another
+    pool, tables = literal_pool(SCHEMA, ["SELECT x FROM unrelated"])
+    sampler = DatabaseSampler(SCHEMA, tables, pool, random.Random(1), max_rows=5)
+    for _ in range(200):
+        sizes.add(len(sampler.database()["unrelated"]))
+    assert sizes == set(range(6))
+
+
+def test_the_pipeline_searches_larger_databases_once_the_solver_is_slow(monkeypatch):
+    """The longer random search (run when the solver does not decide in its first
+    seconds) may use up to five rows per table within the bound, the first one three."""
+    import spotit.pipeline as pipeline
+
+    asked = []
+    real = pipeline.probe
+
+    def spy(*args, max_rows, **kw):
+        asked.append(max_rows)
+        return real(*args, max_rows=max_rows, **kw)
+
+    monkeypatch.setattr(pipeline, "probe", spy)
+    monkeypatch.setattr(pipeline, "LATE_PROBE_AFTER", 0.0)  # the solver is "slow" at once
+    gold = "SELECT id FROM dept ORDER BY id LIMIT 3"
+    res = check(SCHEMA, gold, gold.replace("3", "4"), bound=5, semantics="list")
+    assert res.verdict.value == "not_equivalent"
+    assert asked[0] == 3 and 5 in asked[1:], asked
+    asked.clear()
+    check(SCHEMA, gold, gold.replace("3", "4"), bound=2, semantics="list")
+    assert set(asked) == {2}

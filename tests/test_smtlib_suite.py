@@ -330,3 +330,40 @@ def test_an_unreadable_sql_file_is_a_clear_error(tmp_path, capsys):
     with pytest.raises(SystemExit, match=f"argument --pred: cannot read {missing}"):
         cli.main(["smtlib", "--schema", str(tmp_path / "s.sql"), "--gold", "SELECT 1",
                   "--pred", f"@{missing}", "--out", str(tmp_path / "out")])
+
+
+def test_cvc5_with_a_time_limit_runs_where_the_limit_can_stop_it(monkeypatch):
+    """cvc5's own limit is soft (it overran --timeout 30 by minutes on a Spider 2.0 pair),
+    so a check with a time limit runs it in a child process, stopped at the limit even
+    when cvc5 itself would go on: here its own limit is a minute, the check's one second.
+    """
+    from spotit.pipeline import CheckOptions, _solver
+    from spotit.solvers import portfolio
+
+    solver = _solver(CheckOptions(solver="cvc5", timeout=5))
+    assert isinstance(solver, portfolio.ProcessSolver) and solver.name == "cvc5"
+    assert not isinstance(_solver(CheckOptions(solver="cvc5", timeout=0)),
+                          portfolio.ProcessSolver)
+    original = portfolio._Member.send
+
+    def lenient(self, message):  # the member's own limit: a minute
+        if message[0] == "check":
+            message = ("check", 60.0, *message[2:])
+        original(self, message)
+
+    # x^3 + y^3 = z^3 in positive integers: no solution, and none that cvc5 finds soon
+    hard = ("(set-logic QF_NIA)(declare-fun x () Int)(declare-fun y () Int)"
+            "(declare-fun z () Int)(assert (and (> x 0) (> y 0) (> z 0)"
+            " (= (+ (* x x x) (* y y y)) (* z z z))))")
+    try:
+        with monkeypatch.context() as m:
+            m.setattr(portfolio._Member, "send", lenient)
+            with solver.open(hard) as session:
+                res = session.check(timeout=1.0)
+        assert res.status is Status.TIMEOUT, res
+        assert "still running (stopped)" in res.reason
+        with solver.open("(declare-fun x () Int)(assert (> x 41))") as session:
+            again = session.check(timeout=20)  # a fresh member takes the next check
+        assert again.status is Status.SAT and again.model["x"] > 41
+    finally:
+        solver.close()

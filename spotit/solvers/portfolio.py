@@ -93,8 +93,9 @@ class _Member:
 class PortfolioSession(Session):
     solver_name = "portfolio"
 
-    def __init__(self, members: list[_Member]) -> None:
+    def __init__(self, members: list[_Member], name: str = "portfolio") -> None:
         super().__init__()
+        self.solver_name = name
         self.members = members
         self.log: list[tuple] = []  # every add/push/pop so far, replayed after a restart
         self.answers: dict[str, str] = {}  # solver -> "sat 0.12s" of the last check
@@ -201,7 +202,7 @@ class PortfolioSession(Session):
         for m in self.members:
             if m.error is not None and m.name not in self.answers:
                 self.answers[m.name] = f"out ({m.error})"
-        reason = "portfolio: " + ", ".join(f"{n} {a}" for n, a in self.answers.items())
+        reason = f"{self.solver_name}: " + ", ".join(f"{n} {a}" for n, a in self.answers.items())
         definite = {n: r for n, r in results.items() if r[0] in ("sat", "unsat")}
         if len({r[0] for r in definite.values()}) > 1:
             return Outcome(Status.ERROR, reason="solvers disagree: " + reason)
@@ -214,7 +215,7 @@ class PortfolioSession(Session):
             return Outcome(Status.UNKNOWN, reason=reason)
         errors = [m.error for m in self.members if m.error] + [
             f"{n}: {r[2]}" for n, r in results.items()]
-        return Outcome(Status.ERROR, reason="portfolio: " + "; ".join(errors))
+        return Outcome(Status.ERROR, reason=f"{self.solver_name}: " + "; ".join(errors))
 
     def _close(self) -> None:
         for m in self.members:
@@ -234,7 +235,7 @@ class PortfolioSolver(Solver):
         self._members = [_Member(name, options) for name in members]
 
     def _new_session(self) -> Session:
-        return PortfolioSession(self._members)
+        return PortfolioSession(self._members, self.name)
 
     def close(self) -> None:
         for m in self._members:
@@ -243,3 +244,14 @@ class PortfolioSolver(Solver):
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self.close()
+
+
+class ProcessSolver(PortfolioSolver):
+    """One backend in a child process, stopped at its time limit: for cvc5, whose own
+    limit is soft (in preprocessing it looks at the clock rarely, and its Python binding
+    can be neither interrupted nor left running, since it holds the GIL), so that a
+    check's ``--timeout`` is kept. Named as the backend it runs."""
+
+    def __init__(self, member: str, *, rlimit: int | None = None, seed: int = 0) -> None:
+        super().__init__(rlimit=rlimit, seed=seed, members=(member,))
+        self.name = member
