@@ -786,7 +786,13 @@ class Checker:
         if forms == plans or deadline is None or k < SPLIT_FROM_K:
             return self._bound(k, *forms, gold, pred, solver, deadline, result)
         share = time.monotonic() + FORMS_SHARE * max(0.0, deadline - time.monotonic())
-        outcome = self._bound(k, *forms, gold, pred, solver, share, result)
+        try:
+            outcome = self._bound(k, *forms, gold, pred, solver, share, result)
+        except BudgetExceeded:
+            if time.monotonic() >= deadline:
+                raise
+            # the forms' formula did not fit in their share: the plans get the rest
+            outcome = Verdict.TIMEOUT, ""
         if outcome is None or outcome[0] is not Verdict.TIMEOUT or time.monotonic() >= deadline:
             return outcome
         if result.per_bound and result.per_bound[-1].k == k:
