@@ -67,6 +67,9 @@ class Pool:
     # columns the queries read as time values (an argument of a date function): a
     # TEXT cell there is mostly date text, or no date function will see a date
     date_columns: set[str] = field(default_factory=set)
+    # columns the queries equate with another column (``a.x = b.y``, ``USING (x)``): the
+    # larger databases draw only these from a few values, so that their joins match
+    join_columns: set[str] = field(default_factory=set)
     # dates spelled in the queries (the pinned 'now' too), to step from by whole years
     raw_dates: list[date] = field(default_factory=list)
     # per column (lower-case name), the literals the queries compare it with: drawn
@@ -205,6 +208,7 @@ def literal_pool(schema: Schema, queries: Iterable[str]) -> tuple[Pool, list[Tab
     for sql in queries:
         tokens = list(query_tokens(sql))
         pool.date_columns |= _date_function_arguments(tokens) & columns
+        pool.join_columns |= _joined_columns(tokens) & columns
         for column, literal in _compared_literals(tokens, columns):
             hints = pool.hints.setdefault(column, [])
             if literal not in hints:
@@ -302,6 +306,43 @@ def _date_function_arguments(tokens: list[tuple[TokenType, str]]) -> set[str]:
     return out
 
 
+def _joined_columns(tokens: list[tuple[TokenType, str]]) -> set[str]:
+    """Lower-case names of the columns on either side of ``x = y`` where both are
+    column references (``t.a = u.b``), and those in ``USING (...)``: a heuristic, it only
+    steers the random search."""
+    names = (TokenType.VAR, TokenType.IDENTIFIER)
+    out: set[str] = set()
+    for i, (kind, _) in enumerate(tokens):
+        if kind is TokenType.EQ:
+            left = _reference_before(tokens, i)
+            right = _reference_after(tokens, i)
+            if left and right:
+                out |= {left, right}
+        elif kind is TokenType.USING:
+            j = i + 2
+            while j < len(tokens) and tokens[j][0] in (*names, TokenType.COMMA):
+                if tokens[j][0] in names:
+                    out.add(tokens[j][1].lower())
+                j += 1
+    return out
+
+
+def _reference_before(tokens: list[tuple[TokenType, str]], at: int) -> str | None:
+    if at >= 1 and tokens[at - 1][0] in (TokenType.VAR, TokenType.IDENTIFIER):
+        return tokens[at - 1][1].lower()
+    return None
+
+
+def _reference_after(tokens: list[tuple[TokenType, str]], at: int) -> str | None:
+    j = at + 1
+    if j + 2 < len(tokens) and tokens[j + 1][0] is TokenType.DOT:
+        j += 2
+    if j < len(tokens) and tokens[j][0] in (TokenType.VAR, TokenType.IDENTIFIER) and (
+            j + 1 >= len(tokens) or tokens[j + 1][0] not in (TokenType.DOT, TokenType.L_PAREN)):
+        return tokens[j][1].lower()
+    return None
+
+
 def _close_over_foreign_keys(schema: Schema, names: set[str]) -> set[str]:
     out = set(names)
     todo = list(names)
@@ -331,6 +372,7 @@ class DatabaseSampler:
         self.rng = rng
         self.max_rows = max_rows
         self.narrow: tuple[list[int], list[str]] | None = None  # see ``database``
+        self.narrowed: set[str] | None = None  # the columns it is for (None: all)
         # what a two-value database draws from: the pool's integers and texts
         self._narrow_ints = sorted({*pool.ints,
                                     *(v for v in pool.raw_numbers if isinstance(v, int))})
@@ -341,11 +383,19 @@ class DatabaseSampler:
         # values in joined columns (and in GROUP BY keys) are then likely, where the whole
         # pool makes a three-way join match about once in a hundred databases
         self.narrow = self._narrow_pool() if self.rng.random() < 0.5 else None
-        # with room for more than three rows, every other database is a larger one: a
-        # difference past a LIMIT, between an NTILE's buckets or in which of several
-        # groups comes first needs four or five rows, and is rare among smaller ones
-        counts = (_LARGE_ROW_COUNTS if self.max_rows > max(_ROW_COUNTS)
-                  and self.rng.random() < 0.5 else _ROW_COUNTS)
+        self.narrowed = None  # every column draws from the narrow pool
+        counts = _ROW_COUNTS
+        if self.max_rows > max(_ROW_COUNTS) and self.rng.random() < 0.5:
+            # with room for more than three rows, every other database is a larger one:
+            # a difference past a LIMIT, between an NTILE's buckets or in which of
+            # several groups comes first needs four or five rows. Its joined columns
+            # draw from as many values as a table has rows (a key then takes them all,
+            # so each reference to it matches), the rest from the whole pool (so that
+            # there are as many groups as rows)
+            counts = _LARGE_ROW_COUNTS
+            if self.pool.join_columns and self.rng.random() < 0.5:
+                self.narrow = self._narrow_pool(self.max_rows)
+                self.narrowed = self.pool.join_columns
         rows: Rows = {}
         for t in self.tables:
             n = self.rng.choice([n for n in counts if n <= self.max_rows])
@@ -357,10 +407,12 @@ class DatabaseSampler:
             rows[t.name] = trows
         return repair_foreign_keys(self.schema, rows)
 
-    def _narrow_pool(self) -> tuple[list[int], list[str]]:
+    def _narrow_pool(self, width: int = 0) -> tuple[list[int], list[str]]:
         rng, ints, texts = self.rng, self._narrow_ints, self._narrow_texts
-        width = rng.choice((1, 2))  # one integer: every join on integers matches
-        return rng.sample(ints, min(width, len(ints))), rng.sample(texts, min(2, len(texts)))
+        # one integer: every join on integers matches
+        int_width, text_width = (width, width) if width else (rng.choice((1, 2)), 2)
+        return (rng.sample(ints, min(int_width, len(ints))),
+                rng.sample(texts, min(text_width, len(texts))))
 
     def _row(self, t: Table, rows: Rows) -> tuple:
         cells = [self.value(c, nullable=_nullable(t, c)) for c in t.columns]
@@ -397,6 +449,8 @@ class DatabaseSampler:
             d = rng.choice((Domain.INTEGER, Domain.INTEGER, Domain.REAL))
         raw = pool.raw_numbers
         narrow = self.narrow
+        if self.narrowed is not None and column.name.lower() not in self.narrowed:
+            narrow = None
         if narrow is not None and d is Domain.INTEGER:
             return rng.choice(narrow[0])
         if narrow is not None and d is Domain.TEXT and \

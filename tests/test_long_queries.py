@@ -80,3 +80,18 @@ def test_the_plans_get_the_time_the_forms_encoding_did_not_use(monkeypatch):
                      "WHERE b >= 3", bound=3, timeout=120, probe_trials=0)
     assert r.verdict.value == "equivalent", r.reason
     assert calls.count(3) >= 2
+
+
+def test_cast_to_integer_is_read_within_64_bits():
+    """SQLite's CAST(t AS INTEGER) is always a 64-bit integer (a longer digit string is
+    clamped), so adding 0 changes nothing: equivalent (by SQLite's documentation of
+    CAST and of integer +). The encoding left the cast of a text of 19 or more digits
+    free, and the solver spent the whole time limit looking for one read past 64 bits
+    (a stand-in for Spider 2.0's Baseball gold: a timeout at k = 1)."""
+    ddl = "CREATE TABLE player (id INTEGER PRIMARY KEY, debut TEXT);"
+    r = spotit.check(ddl, "SELECT CAST(debut AS INTEGER) FROM player",
+                     "SELECT CAST(debut AS INTEGER) + 0 FROM player", bound=2, timeout=120)
+    assert r.verdict.value == "equivalent", r.reason
+    cut = spotit.check(ddl, "SELECT CAST(debut AS INTEGER) FROM player",
+                       "SELECT CAST(debut AS INTEGER) - 1 FROM player", bound=2, timeout=120)
+    assert cut.verdict.value == "not_equivalent"

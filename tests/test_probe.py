@@ -259,3 +259,31 @@ def test_the_pipeline_searches_larger_databases_once_the_solver_is_slow(monkeypa
     asked.clear()
     check(SCHEMA, gold, gold.replace("3", "4"), bound=2, semantics="list")
     assert set(asked) == {2}
+
+
+ORDERS = """CREATE TABLE customers (customer_id TEXT, customer_unique_id TEXT,
+  customer_city TEXT, customer_state TEXT);
+CREATE TABLE orders (order_id TEXT, customer_id TEXT, order_status TEXT,
+  order_purchase_timestamp TEXT);
+CREATE TABLE order_payments (order_id TEXT, payment_type TEXT, payment_value REAL);"""
+
+
+def test_larger_databases_join_on_few_values_and_group_on_many():
+    """Spider 2.0's local004 in small: LIMIT 3 against LIMIT 4 over customers grouped
+    through a three-table join differs only with four groups, so four customers whose
+    orders and payments all join (by hand). Drawing every text from two values gives at
+    most two groups; drawing them all from the whole pool rarely joins. The joined
+    columns (``= ...``, ``USING``) drawn from as many values as there are rows, the rest
+    from the whole pool, do both."""
+    schema = schema_from_ddl(ORDERS)
+    found = 0
+    for i in range(10):
+        gold = ("WITH c AS (SELECT customer_unique_id, COUNT(DISTINCT orders.order_id) AS n, "
+                "SUM(payment_value) AS total, JULIANDAY(MIN(order_purchase_timestamp)) AS d "
+                "FROM customers JOIN orders USING (customer_id) JOIN order_payments USING "
+                "(order_id) GROUP BY customer_unique_id) SELECT customer_unique_id, n, "
+                f"ROUND(total / n, 2) AS aov, d FROM c ORDER BY aov DESC LIMIT 3 -- {i}")
+        r = probe(schema, gold, gold.replace("LIMIT 3", "LIMIT 4"), Semantics("set"),
+                  trials=1000, seconds=60, max_rows=5)
+        found += r is not None and r.validation.confirmed
+    assert found >= 6, found  # 9 of 10 when written; 0 of 10 with all texts alike

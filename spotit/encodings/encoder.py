@@ -100,6 +100,7 @@ class Encoder:
         self.b: Builder = db.b
         self.options = options or EncoderOptions()
         self.side: list[FNode] = []
+        self.ranged: set[FNode] = set()  # terms whose range a side assertion states
         self.definitions: list[Definition] = []
         self.approximations: set[str] = set()
         self.choices: list[str] = []

@@ -30,6 +30,7 @@ from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT, REAL, STRING
 
 from spotit.encodings.builder import Builder
+from spotit.ir.types import INT64_MAX, INT64_MIN
 from spotit.smt import ops
 
 WHITESPACE = " \t\n\x0b\x0c\r"  # sqlite3Isspace
@@ -176,8 +177,15 @@ def integer_reading(enc, s: FNode, nt: NumericText) -> FNode:
 
 def integer_prefix(enc, s: FNode, nt: NumericText) -> FNode:
     """The integer prefix of ``s``: exact up to MAX_INT_DIGITS digits, the
-    uninterpreted ``int_prefix`` beyond."""
-    return enc.b.ite(nt.int_exact, nt.int_value, uf(enc, "int_prefix", INT, s))
+    uninterpreted ``int_prefix`` beyond. That function is SQLite's CAST(s AS INTEGER),
+    which clamps to 64 bits: said, or the solver looks for a long digit string read
+    past them (a timeout on CAST(t AS INTEGER) against CAST(t AS INTEGER) + 0)."""
+    b = enc.b
+    beyond = uf(enc, "int_prefix", INT, s)
+    if beyond not in enc.ranged:
+        enc.ranged.add(beyond)
+        enc.side.append(b.and_(b.le(b.int(INT64_MIN), beyond), b.le(beyond, b.int(INT64_MAX))))
+    return b.ite(nt.int_exact, nt.int_value, beyond)
 
 
 def uf(enc, name: str, ret, arg: FNode) -> FNode:
