@@ -78,8 +78,9 @@ def _add_data_arg(p: argparse.ArgumentParser,
                    help="the database enforces its foreign keys (PRAGMA foreign_keys = "
                         "ON): --data sqlite assumes them too")
     p.add_argument("--recursion-depth", type=int, default=10, metavar="D",
-                   help="rounds of a recursive CTE unrolled (default 10); a proof needs "
-                        "every recursion to stop within them at the bound")
+                   help="rounds of a recursive CTE unrolled at first (default 10), doubled "
+                        "where a recursion goes deeper, up to 16 D; a proof needs every "
+                        "recursion to stop within them at the bound")
 
 
 def _add_constraints_arg(p: argparse.ArgumentParser, directory: bool = False,

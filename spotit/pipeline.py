@@ -306,6 +306,8 @@ class Checker:
         self.schema = schema.with_data(opts.data)
         self.opts = opts
         self.rlimit_stop = False
+        # the rounds unrolled are doubled, up to this, where a recursion goes deeper
+        self.deepest = opts.recursion_depth * RECURSION_DEEPENING
 
     # ------------------------------------------------------------------ front end
 
@@ -759,23 +761,30 @@ class Checker:
     def _solve_bound(self, k, forms, plans, gold, pred, solver, deadline, result
                      ) -> tuple[Verdict, str] | None:
         """Bound k by the solver; any failure costs this pair only, as a verdict."""
-        try:
-            return self._bound_either(k, forms, plans, gold, pred, solver, deadline, result)
-        except Unsupported as e:
-            return Verdict.UNSUPPORTED, str(e)
-        except BudgetExceeded as e:
-            proven = result.proven_bound
-            return Verdict.TIMEOUT, (f"proven equivalent up to k={proven}; " if proven
-                                     else "") + str(e)
-        except SpotItError as e:
-            return Verdict.ERROR, str(e)
-        except MemoryError:
-            return Verdict.ERROR, f"out of memory at bound {k}"
-        except RecursionError:
-            return Verdict.ERROR, f"query too deeply nested to encode at bound {k}"
-        except Exception as e:  # an internal bug must cost this pair only
-            return (Verdict.ERROR,
-                    f"internal error at bound {k}: {type(e).__name__}: {e}")
+        while True:
+            try:
+                return self._bound_either(k, forms, plans, gold, pred, solver, deadline,
+                                          result)
+            except _RecursionDeeper:
+                # the same bound again, with twice the rounds
+                self.opts = replace(self.opts, recursion_depth=min(
+                    self.deepest, 2 * self.opts.recursion_depth))
+                continue
+            except Unsupported as e:
+                return Verdict.UNSUPPORTED, str(e)
+            except BudgetExceeded as e:
+                proven = result.proven_bound
+                return Verdict.TIMEOUT, (f"proven equivalent up to k={proven}; " if proven
+                                         else "") + str(e)
+            except SpotItError as e:
+                return Verdict.ERROR, str(e)
+            except MemoryError:
+                return Verdict.ERROR, f"out of memory at bound {k}"
+            except RecursionError:
+                return Verdict.ERROR, f"query too deeply nested to encode at bound {k}"
+            except Exception as e:  # an internal bug must cost this pair only
+                return (Verdict.ERROR,
+                        f"internal error at bound {k}: {type(e).__name__}: {e}")
 
     def _bound_either(self, k, forms, plans, gold, pred, solver, deadline, result
                       ) -> tuple[Verdict, str] | None:
@@ -928,9 +937,12 @@ class Checker:
             return None
         depth = self.opts.recursion_depth
         if res.status is Status.SAT:
+            if depth < self.deepest and (deadline is None or time.monotonic() < deadline):
+                raise _RecursionDeeper
             return Verdict.UNSUPPORTED, (
                 f"recursion deeper than {depth} rounds on some database of at most {k} "
-                "rows per table (--recursion-depth raises it)")
+                f"rows per table (the rounds unrolled are doubled up to "
+                f"{RECURSION_DEEPENING} times --recursion-depth; it raises them)")
         limit = (f" ({self._limit(res, deadline)} reached)"
                  if res.status is Status.TIMEOUT and self.opts.rlimit is not None else "")
         return Verdict.TIMEOUT, (f"whether every recursion stops within {depth} rounds at "
@@ -1034,6 +1046,8 @@ class Checker:
                     f"counterexample with at most {k} row{'s' if k > 1 else ''} per table, "
                     "confirmed by SQLite"
                 )
+            if self._past_the_rounds(enc, model, deadline):
+                raise _RecursionDeeper  # the candidate is one of the unrolling's, not SQLite's
             # a region is settled by its candidates only if SQLite gave equal results on
             # each (not an error, not a difference for some orders of the rows)
             self.settled = self.settled and v.note == EQUAL_RESULTS
@@ -1078,6 +1092,27 @@ class Checker:
                 break
             model = _model(enc, res)
         return None
+
+    def _past_the_rounds(self, enc: Encoder, model: dict, deadline: float | None) -> bool:
+        """Whether a candidate's database makes a recursion go past the rounds unrolled
+        (and more may be): SQLite, which runs every round, then disagrees with it."""
+        if not enc.recursion_open or self.opts.recursion_depth >= self.deepest or \
+                _out_of_time(deadline):
+            return False
+        b = enc.b
+        values = {}
+        for name, value in model.items():
+            try:
+                sym = b.declared(name)
+            except Exception:  # a name the solver made up (an auxiliary)
+                continue
+            if (const := b.model_constant(sym, value)) is not None:
+                values[sym] = const
+        try:
+            return rounding.Doubles(b.env, values).simplify(
+                b.or_(enc.recursion_open)).is_true()
+        except Exception:  # a value the evaluator cannot settle: not known to go past
+            return False
 
     def _modest_model(self, enc: Encoder, writer: SmtLibWriter, session: Session,
                       deadline: float | None):
@@ -1294,6 +1329,14 @@ def _where_text(sql: str) -> str:
         return ""
     where = tree.args.get("where") if isinstance(tree, sqlglot.exp.Select) else None
     return where.this.sql(dialect="sqlite") if where is not None else ""
+
+
+class _RecursionDeeper(Exception):
+    """Some database within the bound makes a recursion go past the rounds unrolled,
+    and there is room to unroll more: the bound is encoded again with twice as many."""
+
+
+RECURSION_DEEPENING = 16  # the rounds unrolled grow up to this times --recursion-depth
 
 
 def _solver(opts: CheckOptions):

@@ -44,11 +44,28 @@ def test_a_changed_condition_is_refuted_and_confirmed():
     assert sorted(r.pred_result) == sorted([*r.gold_result, (11,)])
 
 
-def test_recursion_deeper_than_the_rounds_is_unsupported_until_raised():
+def test_recursion_deeper_than_the_rounds_is_unrolled_further():
+    """A sequence past the first rounds (12 months, 30 days) has the rounds doubled
+    until it ends within them; one past 16 times the rounds stays unsupported."""
     q = COUNT.format(30) + "SELECT COUNT(*) FROM c"
     r = spotit.check(DDL, q, "SELECT 30", bound=2)
-    assert r.verdict.value == "unsupported" and "deeper than 10 rounds" in r.reason
-    r = spotit.check(DDL, q, "SELECT 30", bound=2, recursion_depth=30)
+    assert r.verdict.value == "equivalent", r.reason
+    assert spotit.check(DDL, q, "SELECT 31", bound=2).verdict.value == "not_equivalent"
+    far = COUNT.format(1000) + "SELECT COUNT(*) FROM c"
+    assert sqlite_value(far) == [(1000,)]
+    r = spotit.check(DDL, far, "SELECT 1000", bound=2)
+    assert r.verdict.value == "unsupported" and "deeper than 160 rounds" in r.reason
+    r = spotit.check(DDL, far, "SELECT 1000", bound=2, recursion_depth=5)
+    assert r.verdict.value == "unsupported" and "deeper than 80 rounds" in r.reason
+
+
+def test_a_candidate_past_the_rounds_unrolls_more_instead_of_being_spurious():
+    """On 10 rounds a row of emp with boss = 14 finds no match among 1..11, a difference
+    SQLite (which runs all 15 rounds) does not confirm; with more rounds the solver
+    proves what holds by hand: each boss in 1..15 matches exactly one n."""
+    q = COUNT.format(15) + "SELECT COUNT(*) FROM c, emp WHERE boss = n"
+    r = spotit.check(DDL, q, "SELECT COUNT(*) FROM emp WHERE boss BETWEEN 1 AND 15",
+                     bound=2)
     assert r.verdict.value == "equivalent", r.reason
 
 
