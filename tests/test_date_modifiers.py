@@ -41,3 +41,43 @@ def test_a_spelling_sqlite_reads_is_exact(mods):
 def test_a_spelling_sqlite_refuses_is_not_read_as_a_date(mods):
     out = check_pinned(PinnedCase((("d", "DATE"),), ("2000-01-01",), f"DATE(d, {mods})"))
     assert out.kind == "unsupported" and "date modifier" in out.detail, out
+
+
+# a modifier computed as [sign ||] n || ' unit': the gaps-and-islands idiom
+# DATE(d, '-' || ROW_NUMBER() OVER (...) || ' days')
+COMPUTED = ["'-' || n || ' days'", "'+' || n || ' days'", "n || ' days'",
+            "'-' || n || ' hours'", "n || '  MINUTES'", "'+' || (n - 2) || ' second'",
+            "'+' || n || ' months'", "n || ' years'", "'-' || n || ' month'"]
+NUMBERS = [("INTEGER", 3), ("INTEGER", -3), ("INTEGER", 0), ("INTEGER", None),
+           ("INTEGER", 5373485), ("INTEGER", -5373484), ("INTEGER", 11), ("INTEGER", 95999),
+           ("INTEGER", -24000)]
+ODD = [("REAL", 2.5), ("REAL", 2.0), ("TEXT", "3"), ("TEXT", "x"), ("TEXT", "1e1")]
+
+
+def _months(mod: str, n: int | None) -> int:
+    return abs(n or 0) * (12 if "year" in mod else 1) if "month" in mod or "year" in mod else 0
+
+
+@pytest.mark.parametrize("mod, column", [
+    (mod, column) for mod in COMPUTED for column in NUMBERS
+    if _months(mod, column[1]) <= 200000])  # more months: read freely (below)
+def test_a_move_by_an_integer_is_exact(mod, column):
+    """SQLite's answer at each integer (the '+-3 days' of a negative one after a sign
+    is no modifier: NULL; a move past its limit: NULL) is the encoding's, exactly."""
+    typ, n = column
+    out = check_pinned(PinnedCase((("d", "DATETIME"), ("n", typ)),
+                                  ("2000-03-01 10:00:00", n), f"DATETIME(d, {mod})"))
+    assert (out.kind, out.exact) == ("ok", True), out
+
+
+@pytest.mark.parametrize("mod", [*COMPUTED[:3], COMPUTED[6]])
+@pytest.mark.parametrize("column", [*ODD, ("INTEGER", 10**12), ("INTEGER", 2**31)])
+def test_a_move_by_another_value_admits_sqlites_answer(mod, column):
+    """A REAL or a text (2.5 is '2.5 days', '1e1' is ten days, 'x' no modifier) is read
+    freely: an over-approximation that must still admit SQLite's answer (asked of a
+    number, UNIXEPOCH's: the solver does not find the free date behind a DATETIME text
+    in the harness's time)."""
+    typ, n = column
+    out = check_pinned(PinnedCase((("d", "DATETIME"), ("n", typ)),
+                                  ("2000-03-01 10:00:00", n), f"UNIXEPOCH(d, {mod})"))
+    assert out.kind == "ok", out

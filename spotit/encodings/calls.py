@@ -21,7 +21,12 @@ def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
         raise BindError(f"wrong number of arguments to function {e.name}()")
     if not spec.exact:
         enc.approximate(f"{e.name}()")
-    args = [enc.value(a, env) for a in e.args]
+    moves = {}
+    if e.name in DATE_FUNCTIONS - {"TIMEDIFF"}:  # TIMEDIFF takes two time values
+        first = 2 if e.name == "STRFTIME" else 1  # the modifiers follow the time value
+        moves = {i: move for i in range(first, n)
+                 if (move := _computed_move(enc, e.args[i], env)) is not None}
+    args = [moves[i] if i in moves else enc.value(a, env) for i, a in enumerate(e.args)]
     if e.name in DATE_FUNCTIONS:
         _clock_only_where_written(e, args)
     if spec.collation:
@@ -31,12 +36,30 @@ def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
     return spec.encode(enc, args)
 
 
+def _computed_move(enc: Encoder, mod: S.Expr, env: Env):
+    """A modifier written ``[sign ||] n || ' days'`` (hours, minutes, seconds), as a
+    ``ComputedMove``; None for any other (a constant is read as it is)."""
+    from spotit.encodings.dates import COMPUTED_UNIT_RE, ComputedMove
+
+    if not (isinstance(mod, S.Concat) and isinstance(mod.right, S.Const)
+            and isinstance(mod.right.value, str)):
+        return None
+    unit = COMPUTED_UNIT_RE.match(mod.right.value)
+    if unit is None or isinstance(mod.left, S.Const):
+        return None
+    sign, number = "", mod.left
+    if isinstance(number, S.Concat) and isinstance(number.left, S.Const) \
+            and number.left.value in ("+", "-"):
+        sign, number = number.left.value, number.right
+    return ComputedMove(sign, unit.group(1).lower(), enc.value(number, env))
+
+
 def _clock_only_where_written(e: S.Call, args: list[Value]) -> None:
     """SQLite reads the clock (and the machine's time zone) wherever a date function
     meets 'now' ('localtime', 'utc'); SpotIt pins only the written argument, so the
     same text computed by an expression would be pinned here and not on SQLite."""
     for i, (a, v) in enumerate(zip(e.args, args, strict=True)):
-        if isinstance(a, S.Const):
+        if isinstance(a, S.Const) or not isinstance(v, Value):  # a computed move
             continue
         words = {w for alt in v.alts if alt.cls is StorageClass.TEXT
                  for w in _constant_choices(alt.term)}

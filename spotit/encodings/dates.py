@@ -382,7 +382,7 @@ def parse_modifier(text: object) -> tuple[str, str, int] | None:
 def apply_modifier(enc: Encoder, tv: TimeValue, mod: Value) -> TimeValue:
     b = enc.b
     if not mod.is_constant():
-        raise Unsupported("date modifier that is not a constant")
+        raise Unsupported("date modifier that is not a constant (nor [sign ||] n || ' unit')")
     text = mod.constant()
     if text is None:
         return replace(tv, null=b.TRUE)
@@ -406,12 +406,86 @@ def apply_modifier(enc: Encoder, tv: TimeValue, mod: Value) -> TimeValue:
     return _add_seconds(b, tv, seconds)
 
 
+@dataclass(frozen=True)
+class ComputedMove:
+    """A modifier computed as ``[sign] || n || ' <unit>'`` (``'-' || ROW_NUMBER() OVER
+    (...) || ' days'``, the gaps-and-islands idiom), recognised in the call's IR
+    (``spotit.encodings.calls``): ``n`` is the number's value. Never a constant, never a
+    time-zone word."""
+
+    sign: str  # '', '+' or '-': the literal before the number
+    unit: str  # day, hour, minute or second
+    n: Value
+
+    def is_constant(self) -> bool:
+        return False
+
+
+# the literal after the number: whitespace, then the unit (an 's' allowed), nothing after
+COMPUTED_UNIT_RE = re.compile(r"\s+(day|hour|minute|second|month|year)s?\Z",
+                              re.IGNORECASE | re.ASCII)
+MONTHS_EXACT = 200000  # a computed move of more months leaves years -4713..9999 from any
+_UNIT_SECONDS = {"day": SECONDS_PER_DAY, "hour": 3600, "minute": 60, "second": 1}
+
+
+def _computed_move(enc: Encoder, tv: TimeValue, mod: ComputedMove) -> TimeValue:
+    """SQLite's move by a computed modifier: exact where the number is an INTEGER (its
+    text is then the decimal digits, '-' in front if negative: '--3 days' and '+-3 days'
+    are no modifier, NULL); NULL where it is NULL; where it is a REAL or a text (2.5 is
+    '2.5 days', '1e1' ten days, 'x' none), a free reading of that value, an
+    over-approximation whose candidates SQLite checks."""
+    b = enc.b
+    n = mod.n
+    ints = n.alt(StorageClass.INTEGER)
+    is_int = b.FALSE if ints is None else b.and_(b.not_(n.null), ints.guard)
+    k = b.int(0) if ints is None else ints.term
+    moved_by = b.neg(k) if mod.sign == "-" else k
+    spelled = b.TRUE if mod.sign == "" else b.le(b.int(0), k)
+    if mod.unit in ("month", "year"):
+        # the civil date first, as for a constant move (a Julian day out of range has
+        # none); past MONTHS_EXACT months every year in range is left (NULL on SQLite
+        # 3.40 as far as measured), read freely all the same
+        months = b.times(moved_by, b.int(12)) if mod.unit == "year" else moved_by
+        within = b.and_(b.le(months, b.int(MONTHS_EXACT)), b.le(b.int(-MONTHS_EXACT), months))
+        moved = _add_months(b, _checked(b, tv), months)
+    else:
+        limit = MOVE_LIMITS[mod.unit]
+        within = b.and_(b.lt(moved_by, b.int(limit)), b.lt(b.int(-limit), moved_by))
+        moved = _add_seconds_term(b, tv, b.times(moved_by, b.int(_UNIT_SECONDS[mod.unit])))
+    moved = replace(moved, null=b.or_(moved.null, b.not_(spelled), b.not_(within)))
+    out = moved
+    others = [a for a in n.alts if a.cls is not StorageClass.INTEGER]
+    exact = is_int
+    if mod.unit in ("month", "year") and ints is not None:
+        others.append(replace(ints, guard=b.and_(ints.guard, b.not_(within))))
+        exact = b.and_(is_int, within)
+    if others:
+        enc.approximate("a date modifier computed from a number that is not an INTEGER "
+                        "(or of too many months)", b.or_(n.null, exact))
+        instant = tv.instant_ms(b)
+        for alt in others:  # a free reading, the same for the same value and time value
+            name = f"move_{mod.unit}_{mod.sign or 'bare'}_{alt.cls.value.lower()}!"
+            key = [alt.term, instant]
+            # civil parts, as a free reading of odd time text (``time_value``) has them
+            free = TimeValue(b.uf(name + "null", BOOL, key), b.uf(name + "secs", INT, key),
+                             None, tuple(b.uf(name + p, INT, key) for p in "ymd"), None,
+                             False, False, b.uf(name + "ms", INT, key))
+            enc.side.append(b.and_(b.le(b.int(0), free.secs),
+                                   b.lt(free.secs, b.int(SECONDS_PER_DAY)),
+                                   b.le(b.int(0), free.ms), b.le(free.ms, b.int(999))))
+            out = _choose_tv(b, alt.guard, free, out)
+    return _choose_tv(b, n.null, replace(tv, null=b.TRUE), out)
+
+
 def _add_seconds(b: Builder, tv: TimeValue, seconds: int) -> TimeValue:
+    return _add_seconds_term(b, tv, b.int(seconds))
+
+
+def _add_seconds_term(b: Builder, tv: TimeValue, seconds: FNode) -> TimeValue:
     """The time value ``seconds`` later, normalised. It may leave SQLite's range and come
     back ('-1 day', '+2 days' on Julian day 0): only a later step that needs the civil
     date, and the end (``_time_value_of``), check the range."""
-    total = b.plus(b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), tv.secs),
-                   b.int(seconds))
+    total = b.plus(b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), tv.secs), seconds)
     day = b.floordiv(total, SECONDS_PER_DAY)
     secs = b.minus(total, b.times(day, b.int(SECONDS_PER_DAY)))
     return TimeValue(tv.null, secs, day, ms=tv.ms)  # whole seconds: ms stay
@@ -426,15 +500,20 @@ def _checked(b: Builder, tv: TimeValue) -> TimeValue:
     return replace(tv, null=b.or_(tv.null, b.not_(ok)))
 
 
-def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
+def _add_months(b: Builder, tv: TimeValue, months: int | FNode) -> TimeValue:
     """SQLite adds to the month, carries into the year, then lets a day past the
     month's end roll into the next month (2021-01-31 +1 month = 2021-03-03).
-    Linear: months is a constant and d <= 31, so the roll is at most one month."""
+    Linear: months is a constant (or a term: divided by the constant 12) and d <= 31,
+    so the roll is at most one month."""
     y, m, d = tv.ymd(b)
-    q, r = divmod(months, 12)
-    m1 = b.plus(m, b.int(r))
+    if isinstance(months, int):
+        q, r = (b.int(x) for x in divmod(months, 12))
+    else:
+        q = b.floordiv(months, 12)
+        r = b.minus(months, b.times(q, b.int(12)))
+    m1 = b.plus(m, r)
     carry = b.lt(b.int(12), m1)
-    y2 = b.plus(b.plus(y, b.int(q)), b.ite(carry, b.int(1), b.int(0)))
+    y2 = b.plus(b.plus(y, q), b.ite(carry, b.int(1), b.int(0)))
     m2 = b.ite(carry, b.minus(m1, b.int(12)), m1)
     dim = days_in_month(b, y2, m2)
     over = b.lt(dim, d)
@@ -448,10 +527,11 @@ def _add_months(b: Builder, tv: TimeValue, months: int) -> TimeValue:
     # a year that starts in 0..9999 and moves forward cannot fall below. A day before
     # Julian day 0 is checked where the range is (``_time_value_of``)
     out = b.lt(b.int(9999), y3)
-    if months < 0 or not tv.four_digit_year:
+    constant = isinstance(months, int)
+    if not constant or months < 0 or not tv.four_digit_year:
         out = b.or_(out, b.lt(y3, b.int(-4713)))
     return TimeValue(b.or_(tv.null, out), tv.secs, None, (y3, m3, d3), tv.clock,
-                     months == 0 and tv.four_digit_year,
+                     constant and months == 0 and tv.four_digit_year,
                      tv.normalized,  # conservative: a raw clock may read 24:00:00
                      tv.ms)
 
@@ -466,6 +546,10 @@ def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
     in_range = _always_in_range(args[0])
     civil = True  # SQLite holds the civil date (read from text, or a 'start of')
     for i, mod in enumerate(args[1:]):
+        if isinstance(mod, ComputedMove):
+            tv = _computed_move(enc, tv, mod)  # seconds: Julian day arithmetic alone
+            in_range, civil = False, False
+            continue
         zone = _time_zone_modifier(mod)
         if zone is None:
             parsed = parse_modifier(mod.constant() if mod.is_constant() else None)

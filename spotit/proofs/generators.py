@@ -437,7 +437,13 @@ def argument(sub: Expr, kind: str) -> st.SearchStrategy[str]:
     if kind == "modifier":  # a step the encoding computes, most often: date arithmetic
         # (one modifier outside the fragment makes the whole call unsupported, a check
         # of nothing: two in three date calls of a minute's run were, at 4 in 6 here)
-        return choice(*[_LITERALS[kind]] * 10, sub("any"), ODD_CONSTANTS)
+        # and a move by a computed number ('-' || n || ' days', spotit.encodings.dates)
+        computed = st.tuples(st.sampled_from(["'-' || ", "'+' || ", ""]),
+                             choice(sub("num"), sub("any")),
+                             st.sampled_from(["' days'", "' day'", "' hours'",
+                                              "'  minutes'", "' SECONDS'"])
+                             ).map(lambda t: f"{t[0]}({t[1]}) || {t[2]}")
+        return choice(*[_LITERALS[kind]] * 10, sub("any"), ODD_CONSTANTS, computed, computed)
     if kind in ("fmt", "chars", "digits", "pattern"):
         return choice(_LITERALS[kind], _LITERALS[kind], sub("any"), ODD_CONSTANTS)
     if kind == "probability":

@@ -196,7 +196,10 @@ class PortfolioSession(Session):
                         grace_end = min(grace_end, deadline)
         for m in running.values():
             m.kill()  # restarted by replay before its next use
-        self.answers = {name: f"{r[0]} {r[3]:.2f}s" for name, r in results.items()}
+        # an answer that is no verdict says why, in the member's words (a resource limit)
+        self.answers = {name: f"{r[0]} {r[3]:.2f}s" + (
+            f" ({r[2]})" if r[0] not in ("sat", "unsat") and r[2] else "")
+            for name, r in results.items()}
         for m in running.values():
             self.answers[m.name] = "still running (stopped)"
         for m in self.members:
