@@ -95,3 +95,25 @@ def test_cast_to_integer_is_read_within_64_bits():
     cut = spotit.check(ddl, "SELECT CAST(debut AS INTEGER) FROM player",
                        "SELECT CAST(debut AS INTEGER) - 1 FROM player", bound=2, timeout=120)
     assert cut.verdict.value == "not_equivalent"
+
+
+def test_telling_whether_a_proved_query_returns_rows_gets_a_few_seconds(monkeypatch):
+    """Whether a query proved equivalent can return a row at all is a note on the verdict:
+    it gets VACUITY_SECONDS, not what is left of --timeout (a long Spider 2.0-style query
+    proved by its canonical form spent the whole minute encoding it at the bound)."""
+    import time
+
+    from spotit import pipeline
+
+    left = []
+    real = pipeline.Checker._can_return_a_row
+
+    def spy(self, plan, k, solver, deadline):
+        left.append(deadline - time.monotonic())
+        return real(self, plan, k, solver, deadline)
+
+    monkeypatch.setattr(pipeline.Checker, "_can_return_a_row", spy)
+    q = "SELECT a FROM t WHERE b > 2 AND b < 1"  # no row on any database (by hand)
+    r = spotit.check(DDL, q, q, bound=2, timeout=600)
+    assert r.verdict.value == "equivalent" and r.vacuous, r.reason
+    assert left and all(x <= pipeline.VACUITY_SECONDS for x in left), left
