@@ -50,6 +50,9 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("unix-epoch-day-off", "STRFTIME('%s') and UNIXEPOCH",
            "seconds since 1970 count from Julian day 2440587, a day early (1970-01-01 is "
            "86400, not 0)"),
+    Mutant("computed-move-signed-twice", "date modifiers computed as sign || n || unit",
+           "'+' || n || ' days' with a negative n moves back n days ('+-3 days'), instead "
+           "of being no modifier (NULL)"),
     Mutant("text-arith-whole", "affinity of text in arithmetic",
            "text in arithmetic counts only if it is a number as a whole ('12abc' + 0 is "
            "0, not 12)"),

@@ -75,6 +75,8 @@ CASES: dict[str, Callable[[], str]] = {
     "substr-negative-start": _expression("SUBSTR(s, -1)", s="abc"),  # 'c'
     "date-month-clamp": _expression("DATE(d, '+1 month')", d="2021-01-31"),  # '2021-03-03'
     "unix-epoch-day-off": _expression("UNIXEPOCH(d)", d="1970-01-02"),  # 86400
+    "computed-move-signed-twice": _expression("DATE(d, '+' || i || ' days')",
+                                              d="2021-01-31", i=-3),  # NULL ('+-3 days')
     "text-arith-whole": _expression("(s + 0)", s="12abc"),  # 12
     "int-division-real": _expression("(i / 2)", i=7),  # 3
     "modulo-floor": _expression("(i % 2)", i=-7),  # -1

@@ -441,6 +441,8 @@ def _computed_move(enc: Encoder, tv: TimeValue, mod: ComputedMove) -> TimeValue:
     k = b.int(0) if ints is None else ints.term
     moved_by = b.neg(k) if mod.sign == "-" else k
     spelled = b.TRUE if mod.sign == "" else b.le(b.int(0), k)
+    if planted("computed-move-signed-twice"):
+        spelled = b.TRUE
     if mod.unit in ("month", "year"):
         # the civil date first, as for a constant move (a Julian day out of range has
         # none); past MONTHS_EXACT months every year in range is left (NULL on SQLite
@@ -658,7 +660,8 @@ def _text_with_parts(b: Builder, tv: TimeValue, text: FNode, has_time: bool) -> 
 
 
 @function("DATE", arity=(1, None), arg_kinds=("date", "modifier"), returns="text",
-          differs_in=(), mutants=("date-month-clamp", "now-in-local-time"))
+          differs_in=(), mutants=("date-month-clamp", "now-in-local-time",
+                                  "computed-move-signed-twice"))
 def fn_date(enc: Encoder, args: list[Value]) -> Value:
     b = enc.b
     tv = _time_value_of(enc, args)
