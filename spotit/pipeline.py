@@ -1105,16 +1105,8 @@ class Checker:
                 _out_of_time(deadline):
             return False
         b = enc.b
-        values = {}
-        for name, value in model.items():
-            try:
-                sym = b.declared(name)
-            except Exception:  # a name the solver made up (an auxiliary)
-                continue
-            if (const := b.model_constant(sym, value)) is not None:
-                values[sym] = const
         try:
-            return rounding.Doubles(b.env, values).simplify(
+            return rounding.Doubles(b.env, rounding.model_constants(b, model)).simplify(
                 b.or_(enc.recursion_open)).is_true()
         except Exception:  # a value the evaluator cannot settle: not known to go past
             return False

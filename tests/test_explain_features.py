@@ -37,6 +37,7 @@ from spotit.constraints.model import ConstraintSet, Range
 from spotit.explain import explain, fold
 from spotit.pipeline import check
 from spotit.schema import schema_from_ddl
+from tests.spies import record_keyword
 
 DDL = """
 CREATE TABLE t (id INTEGER PRIMARY KEY, c TEXT NOT NULL);
@@ -245,14 +246,7 @@ def test_cli_explanation_gets_what_the_check_left_of_the_timeout(capsys, monkeyp
 
     schema = tmp_path / "s.sql"
     schema.write_text(DDL)
-    budgets = []
-    real = explain_module.explain
-
-    def spy(*args, seconds, **kw):
-        budgets.append(seconds)
-        return real(*args, seconds=seconds, **kw)
-
-    monkeypatch.setattr(explain_module, "explain", spy)
+    budgets = record_keyword(monkeypatch, explain_module, "explain", "seconds")
     import spotit.pipeline as pipeline_module
 
     real_check = pipeline_module.check

@@ -17,6 +17,7 @@ from spotit.probe import (
 )
 from spotit.schema import schema_from_ddl
 from spotit.validate import Validation, build_database, results_differ
+from tests.spies import record_keyword
 
 SCHEMA = schema_from_ddl("""
 CREATE TABLE dept (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -243,14 +244,7 @@ def test_the_pipeline_searches_larger_databases_once_the_solver_is_slow(monkeypa
     seconds) may use up to five rows per table within the bound, the first one three."""
     import spotit.pipeline as pipeline
 
-    asked = []
-    real = pipeline.probe
-
-    def spy(*args, max_rows, **kw):
-        asked.append(max_rows)
-        return real(*args, max_rows=max_rows, **kw)
-
-    monkeypatch.setattr(pipeline, "probe", spy)
+    asked = record_keyword(monkeypatch, pipeline, "probe", "max_rows")
     monkeypatch.setattr(pipeline, "LATE_PROBE_AFTER", 0.0)  # the solver is "slow" at once
     gold = "SELECT id FROM dept ORDER BY id LIMIT 3"
     res = check(SCHEMA, gold, gold.replace("3", "4"), bound=5, semantics="list")

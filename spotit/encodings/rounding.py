@@ -333,9 +333,15 @@ def lemmas(enc: Encoder, model: dict) -> list[FNode]:
     keeps every answer sound, and a model whose roundings were not the doubles' (a
     candidate SQLite did not confirm) is not found again. Sums (``accumulate``) depend
     on SQLite's order of rows and get none."""
-    b = enc.b
     if not enc.rounding_points and not enc.parse_points and not enc.reading_points:
         return []
+    return [*(near for _, _, near in enc.parse_points),
+            *facts_at(enc, model_constants(enc.b, model))]
+
+
+def model_constants(b, model: dict) -> dict[FNode, FNode]:
+    """A solver's model (name -> value) as constants of the symbols this environment
+    declares (names the solver made up, its auxiliaries, are left out)."""
     values = {}
     for name, value in model.items():
         try:
@@ -344,7 +350,7 @@ def lemmas(enc: Encoder, model: dict) -> list[FNode]:
             continue
         if (const := b.model_constant(sym, value)) is not None:
             values[sym] = const
-    return [*(near for _, _, near in enc.parse_points), *facts_at(enc, values)]
+    return values
 
 
 def facts_at(enc: Encoder, values: dict[FNode, FNode]) -> list[FNode]:
