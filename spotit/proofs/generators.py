@@ -438,12 +438,15 @@ def argument(sub: Expr, kind: str) -> st.SearchStrategy[str]:
         # (one modifier outside the fragment makes the whole call unsupported, a check
         # of nothing: two in three date calls of a minute's run were, at 4 in 6 here)
         # and a move by a computed number ('-' || n || ' days', spotit.encodings.dates)
+        # (a number of either sign: '+' || -3 || ' days' is no modifier)
         computed = st.tuples(st.sampled_from(["'-' || ", "'+' || ", ""]),
-                             choice(sub("num"), sub("any")),
+                             choice(sub("num"), sub("any"),
+                                    st.sampled_from(["-3", "2", "-1", "0", "40", "-13"])),
                              st.sampled_from(["' days'", "' day'", "' hours'",
-                                              "'  minutes'", "' SECONDS'"])
+                                              "'  minutes'", "' SECONDS'", "' months'",
+                                              "' year'"])
                              ).map(lambda t: f"{t[0]}({t[1]}) || {t[2]}")
-        return choice(*[_LITERALS[kind]] * 10, sub("any"), ODD_CONSTANTS, computed, computed)
+        return choice(*[_LITERALS[kind]] * 10, sub("any"), ODD_CONSTANTS, *[computed] * 3)
     if kind in ("fmt", "chars", "digits", "pattern"):
         return choice(_LITERALS[kind], _LITERALS[kind], sub("any"), ODD_CONSTANTS)
     if kind == "probability":
