@@ -81,3 +81,27 @@ def test_a_move_by_another_value_admits_sqlites_answer(mod, column):
     out = check_pinned(PinnedCase((("d", "DATETIME"), ("n", typ)),
                                   ("2000-03-01 10:00:00", n), f"UNIXEPOCH(d, {mod})"))
     assert out.kind == "ok", out
+
+
+def test_a_computed_month_move_starts_from_the_date_as_written():
+    """A month move starts from the civil date SQLite parsed ('2021-02-30' + 1 month is
+    '2021-03-30'), while after '+0 days' it starts from the instant (2021-03-02, so
+    '2021-04-02'): SQLite's answers below. A free reading keyed on the instant alone
+    made the two equal: a wrong 'equivalent' (a helper's hunt)."""
+    import spotit
+
+    ddl = "CREATE TABLE t (d TEXT, x REAL, n INTEGER)"
+    conn = sqlite3.connect(":memory:")
+    conn.execute(ddl)
+    conn.execute("INSERT INTO t VALUES ('2021-02-30', 1.0, 1)")
+    gold, pred = ("SELECT DATE(d, {} || ' months') FROM t",
+                  "SELECT DATE(d, '+0 days', {} || ' months') FROM t")
+    assert conn.execute(gold.format("x")).fetchall() == [("2021-03-30",)]
+    assert conn.execute(pred.format("x")).fetchall() == [("2021-04-02",)]
+    for v in ("x", "n"):
+        r = spotit.check(ddl, gold.format(v), pred.format(v), bound=1, timeout=10)
+        assert r.verdict.value != "equivalent", r.reason
+    for expr in ("DATE(d, n || ' months')", "DATE(d, '+0 days', n || ' months')"):
+        out = check_pinned(PinnedCase((("d", "TEXT"), ("n", "INTEGER")), ("2021-02-30", 1),
+                                      expr))
+        assert (out.kind, out.exact) == ("ok", True), out

@@ -449,7 +449,7 @@ def _computed_move(enc: Encoder, tv: TimeValue, mod: ComputedMove) -> TimeValue:
         # 3.40 as far as measured), read freely all the same
         months = b.times(moved_by, b.int(12)) if mod.unit == "year" else moved_by
         within = b.and_(b.le(months, b.int(MONTHS_EXACT)), b.le(b.int(-MONTHS_EXACT), months))
-        moved = _add_months(b, _checked(b, tv), months)
+        moved = _add_months(b, tv, months)  # the caller checked the range where needed
     else:
         limit = MOVE_LIMITS[mod.unit]
         within = b.and_(b.lt(moved_by, b.int(limit)), b.lt(b.int(-limit), moved_by))
@@ -464,10 +464,14 @@ def _computed_move(enc: Encoder, tv: TimeValue, mod: ComputedMove) -> TimeValue:
     if others:
         enc.approximate("a date modifier computed from a number that is not an INTEGER "
                         "(or of too many months)", b.or_(n.null, exact))
-        instant = tv.instant_ms(b)
+        # what SQLite's move reads of the time value: the instant for days to seconds;
+        # for months and years the civil date as held ('2021-02-30' moves otherwise
+        # than the same instant, 2021-03-02, does) and the clock
+        state = ([tv.instant_ms(b)] if mod.unit not in ("month", "year") else
+                 [*tv.ymd(b), tv.secs, tv.millis(b), tv.null])
         for alt in others:  # a free reading, the same for the same value and time value
             name = f"move_{mod.unit}_{mod.sign or 'bare'}_{alt.cls.value.lower()}!"
-            key = [alt.term, instant]
+            key = [alt.term, *state]
             # civil parts, as a free reading of odd time text (``time_value``) has them
             free = TimeValue(b.uf(name + "null", BOOL, key), b.uf(name + "secs", INT, key),
                              None, tuple(b.uf(name + p, INT, key) for p in "ymd"), None,
@@ -549,7 +553,9 @@ def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
     civil = True  # SQLite holds the civil date (read from text, or a 'start of')
     for i, mod in enumerate(args[1:]):
         if isinstance(mod, ComputedMove):
-            tv = _computed_move(enc, tv, mod)  # seconds: Julian day arithmetic alone
+            if mod.unit in ("month", "year") and not civil and not in_range:
+                tv = _checked(b, tv)  # as for a constant move: the civil date first
+            tv = _computed_move(enc, tv, mod)
             in_range, civil = False, False
             continue
         zone = _time_zone_modifier(mod)
