@@ -414,7 +414,7 @@ class ComputedMove:
     time-zone word."""
 
     sign: str  # '', '+' or '-': the literal before the number
-    unit: str  # day, hour, minute or second
+    unit: str  # day, hour, minute, second, month or year
     n: Value
 
     def is_constant(self) -> bool:
@@ -473,7 +473,9 @@ def _computed_move(enc: Encoder, tv: TimeValue, mod: ComputedMove) -> TimeValue:
             name = f"move_{mod.unit}_{mod.sign or 'bare'}_{alt.cls.value.lower()}!"
             key = [alt.term, *state]
             # civil parts, as a free reading of odd time text (``time_value``) has them
-            free = TimeValue(b.uf(name + "null", BOOL, key), b.uf(name + "secs", INT, key),
+            # (a NULL time value stays NULL through every modifier)
+            free = TimeValue(b.or_(tv.null, b.uf(name + "null", BOOL, key)),
+                             b.uf(name + "secs", INT, key),
                              None, tuple(b.uf(name + p, INT, key) for p in "ymd"), None,
                              False, False, b.uf(name + "ms", INT, key))
             enc.side.append(b.and_(b.le(b.int(0), free.secs),
