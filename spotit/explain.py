@@ -50,6 +50,7 @@ from spotit.verdict import CheckResult, Verdict
 
 MAX_FEATURES = 8  # features searched per counterexample (the most specific first)
 MAX_LITERALS = 12  # text literals a case-only feature is measured against
+NO_TIME_SECONDS = 0.5  # a budget this small or less: the searches are not started
 # every kind, in the order the report lists them
 KINDS = ("null", "duplicates", "repeated", "empty", "stored_type", "case_only",
          "out_of_range", "text_number", "dangling_reference", "inexact_division")
@@ -358,7 +359,7 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
     # random databases first: a confirmed counterexample without a feature shows it is
     # not needed, for every feature at once and without the solver
     witnesses = (_witnesses(schema, gold, pred, result, options, found)
-                 if found and seconds > 0.5 else [])
+                 if found and seconds > NO_TIME_SECONDS else [])
     searched = []
     for f in found:
         entry = {"feature": f.kind, "table": f.table, "column": f.column,
@@ -376,7 +377,7 @@ def explain(schema: Schema, gold: str, pred: str, result: CheckResult, *,
         searched = [(f, entry) for f, entry in searched if entry["needed"] is None]
     for i, (f, entry) in enumerate(searched):
         left = deadline - time.monotonic()
-        if left <= 0.5:
+        if left <= NO_TIME_SECONDS:
             entry["why"] = "no time left"
             continue
         try:
@@ -411,7 +412,7 @@ def _without_all(searched: list[tuple[Feature, dict[str, Any]]], schema: Schema,
     from spotit.pipeline import check
 
     left = deadline - time.monotonic()
-    if left <= 0.5:
+    if left <= NO_TIME_SECONDS:
         return
     restricted, opts = schema, options
     try:

@@ -306,11 +306,13 @@ def _date_function_arguments(tokens: list[tuple[TokenType, str]]) -> set[str]:
     return out
 
 
+_NAMES = (TokenType.VAR, TokenType.IDENTIFIER)  # the tokens a column's name may be
+
+
 def _joined_columns(tokens: list[tuple[TokenType, str]]) -> set[str]:
     """Lower-case names of the columns on either side of ``x = y`` where both are
     column references (``t.a = u.b``), and those in ``USING (...)``: a heuristic, it only
     steers the random search."""
-    names = (TokenType.VAR, TokenType.IDENTIFIER)
     out: set[str] = set()
     for i, (kind, _) in enumerate(tokens):
         if kind is TokenType.EQ:
@@ -320,15 +322,15 @@ def _joined_columns(tokens: list[tuple[TokenType, str]]) -> set[str]:
                 out |= {left, right}
         elif kind is TokenType.USING:
             j = i + 2
-            while j < len(tokens) and tokens[j][0] in (*names, TokenType.COMMA):
-                if tokens[j][0] in names:
+            while j < len(tokens) and tokens[j][0] in (*_NAMES, TokenType.COMMA):
+                if tokens[j][0] in _NAMES:
                     out.add(tokens[j][1].lower())
                 j += 1
     return out
 
 
 def _reference_before(tokens: list[tuple[TokenType, str]], at: int) -> str | None:
-    if at >= 1 and tokens[at - 1][0] in (TokenType.VAR, TokenType.IDENTIFIER):
+    if at >= 1 and tokens[at - 1][0] in _NAMES:
         return tokens[at - 1][1].lower()
     return None
 
@@ -337,7 +339,7 @@ def _reference_after(tokens: list[tuple[TokenType, str]], at: int) -> str | None
     j = at + 1
     if j + 2 < len(tokens) and tokens[j + 1][0] is TokenType.DOT:
         j += 2
-    if j < len(tokens) and tokens[j][0] in (TokenType.VAR, TokenType.IDENTIFIER) and (
+    if j < len(tokens) and tokens[j][0] in _NAMES and (
             j + 1 >= len(tokens) or tokens[j + 1][0] not in (TokenType.DOT, TokenType.L_PAREN)):
         return tokens[j][1].lower()
     return None

@@ -25,7 +25,7 @@ def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
     if e.name in DATE_FUNCTIONS - {"TIMEDIFF"}:  # TIMEDIFF takes two time values
         first = 2 if e.name == "STRFTIME" else 1  # the modifiers follow the time value
         moves = {i: move for i in range(first, n)
-                 if (move := _computed_move(enc, e.args[i], env)) is not None}
+                 if (move := _recognised_move(enc, e.args[i], env)) is not None}
     args = [moves[i] if i in moves else enc.value(a, env) for i, a in enumerate(e.args)]
     if e.name in DATE_FUNCTIONS:
         _clock_only_where_written(e, args)
@@ -36,9 +36,10 @@ def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
     return spec.encode(enc, args)
 
 
-def _computed_move(enc: Encoder, mod: S.Expr, env: Env):
-    """A modifier written ``[sign ||] n || ' days'`` (hours, minutes, seconds), as a
-    ``ComputedMove``; None for any other (a constant is read as it is)."""
+def _recognised_move(enc: Encoder, mod: S.Expr, env: Env):
+    """A modifier written ``[sign ||] n || ' unit'`` (days, hours, minutes, seconds,
+    months, years), as a ``ComputedMove`` (``spotit.encodings.dates`` encodes it); None
+    for any other (a constant is read as it is)."""
     from spotit.encodings.dates import COMPUTED_UNIT_RE, ComputedMove
 
     if not (isinstance(mod, S.Concat) and isinstance(mod.right, S.Const)

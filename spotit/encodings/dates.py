@@ -453,7 +453,7 @@ def _computed_move(enc: Encoder, tv: TimeValue, mod: ComputedMove) -> TimeValue:
     else:
         limit = MOVE_LIMITS[mod.unit]
         within = b.and_(b.lt(moved_by, b.int(limit)), b.lt(b.int(-limit), moved_by))
-        moved = _add_seconds_term(b, tv, b.times(moved_by, b.int(_UNIT_SECONDS[mod.unit])))
+        moved = _add_seconds(b, tv, b.times(moved_by, b.int(_UNIT_SECONDS[mod.unit])))
     moved = replace(moved, null=b.or_(moved.null, b.not_(spelled), b.not_(within)))
     out = moved
     others = [a for a in n.alts if a.cls is not StorageClass.INTEGER]
@@ -485,15 +485,12 @@ def _computed_move(enc: Encoder, tv: TimeValue, mod: ComputedMove) -> TimeValue:
     return _choose_tv(b, n.null, replace(tv, null=b.TRUE), out)
 
 
-def _add_seconds(b: Builder, tv: TimeValue, seconds: int) -> TimeValue:
-    return _add_seconds_term(b, tv, b.int(seconds))
-
-
-def _add_seconds_term(b: Builder, tv: TimeValue, seconds: FNode) -> TimeValue:
-    """The time value ``seconds`` later, normalised. It may leave SQLite's range and come
-    back ('-1 day', '+2 days' on Julian day 0): only a later step that needs the civil
-    date, and the end (``_time_value_of``), check the range."""
-    total = b.plus(b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), tv.secs), seconds)
+def _add_seconds(b: Builder, tv: TimeValue, seconds: int | FNode) -> TimeValue:
+    """The time value ``seconds`` (a constant or a term) later, normalised. It may leave
+    SQLite's range and come back ('-1 day', '+2 days' on Julian day 0): only a later step
+    that needs the civil date, and the end (``_time_value_of``), check the range."""
+    step = b.int(seconds) if isinstance(seconds, int) else seconds
+    total = b.plus(b.plus(b.times(tv.day(b), b.int(SECONDS_PER_DAY)), tv.secs), step)
     day = b.floordiv(total, SECONDS_PER_DAY)
     secs = b.minus(total, b.times(day, b.int(SECONDS_PER_DAY)))
     return TimeValue(tv.null, secs, day, ms=tv.ms)  # whole seconds: ms stay
