@@ -140,6 +140,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "'it's' in quotes)"),
     Mutant("text-function-null-is-null", "HEX/SOUNDEX",
            "HEX(NULL) and SOUNDEX(NULL) are NULL, not '' and '?000'"),
+    Mutant("json-extract-quoted", "JSON_EXTRACT and ->>",
+           "a JSON string keeps its quotes (json_extract('{\"k\":\"a\"}', '$.k') is "
+           "'\"a\"', not 'a')"),
+    Mutant("json-arrow-unquoted", "->",
+           "-> gives a JSON string without its quotes ('{\"k\":\"a\"}' -> 'k' is 'a', "
+           "not '\"a\"')"),
     Mutant("printf-never-null", "PRINTF",
            "PRINTF is never NULL (PRINTF(NULL) is some text, not NULL)"),
     Mutant("now-in-local-time", "'now' and CURRENT_*",

@@ -33,6 +33,7 @@ from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
 from spotit.encodings.equivalence import Comparison, Semantics, Spider2, comparison, differ
+from spotit.encodings.jsonfns import json_names
 from spotit.errors import BudgetExceeded, SpotItError, Unsupported
 from spotit.frontend.binder import bind
 from spotit.frontend.now import pin_now
@@ -730,7 +731,8 @@ class Checker:
         enc = Encoder(db, EncoderOptions(now=self.opts.now, max_nodes=self.opts.max_nodes,
                                          recursion_depth=self.opts.recursion_depth,
                                          order_observable=self.opts.semantics.ordered,
-                                         deadline=deadline))
+                                         deadline=deadline,
+                                         json_names=json_names(gold_plan, pred_plan)))
         r1 = enc.rel(gold_plan)
         r2 = enc.rel(pred_plan)
         diff = differ(b, r1, r2, self.opts.semantics)

@@ -120,6 +120,8 @@ CASES: dict[str, Callable[[], str]] = {
     "quote-not-doubled": _expression("QUOTE(s)", s="it's"),  # 'it''s' in quotes
     "text-function-null-is-null": _expression("HEX(s)"),  # ''
     "printf-never-null": _expression("PRINTF(s, i)", i=1),  # NULL
+    "json-extract-quoted": _expression("JSON_EXTRACT(s, '$.k')", s='{"k":"a"}'),  # 'a'
+    "json-arrow-unquoted": _expression("s -> 'k'", s='{"k":"a"}'),  # '"a"'
     "now-in-local-time": _expression("CURRENT_DATE"),  # '2024-02-29' (13:45:30 UTC)
     "set-as-bag": _tables("set", ((1,),), ((1,), (1,))),  # equal as sets
     "bag-as-set": _tables("bag", ((1,),), ((1,), (1,))),  # differ as bags

@@ -47,7 +47,8 @@ def test_every_function_can_be_generated_by_the_fuzz():
 
 SCHEMA = "CREATE TABLE t (x INTEGER, s TEXT);"
 CALLS = {"CHAR": "CHAR(77)", "LIKELIHOOD": "LIKELIHOOD(x, 0.5)", "PRINTF": "PRINTF('%d', x)",
-         "FORMAT": "FORMAT('%d', x)"}
+         "FORMAT": "FORMAT('%d', x)", "->": "s -> 'k'", "->>": "s ->> 'k'",
+         "JSON_EXTRACT": "JSON_EXTRACT(s, '$.k')"}
 
 
 @pytest.mark.parametrize("name", sorted(differing_functions()))

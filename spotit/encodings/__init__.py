@@ -8,6 +8,7 @@ from spotit.encodings import (  # noqa: F401  (each module registers its encodin
     aggregates,
     calls,
     dates,
+    jsonfns,
     logic,
     mathfns,
     numeric,

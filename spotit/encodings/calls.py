@@ -19,7 +19,7 @@ def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
     n = len(e.args)
     if n < spec.min_args or (spec.max_args is not None and n > spec.max_args):
         raise BindError(f"wrong number of arguments to function {e.name}()")
-    if not spec.exact:
+    if not spec.exact and not spec.exact_range:
         enc.approximate(f"{e.name}()")
     moves = {}
     if e.name in DATE_FUNCTIONS - {"TIMEDIFF"}:  # TIMEDIFF takes two time values

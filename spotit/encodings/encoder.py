@@ -92,6 +92,9 @@ class EncoderOptions:
     # *needs* (an unsupported construct raises the same) without its size -- the
     # fragment check of a pair the canonical forms settle
     narrow: bool = False
+    # the member names the queries read from JSON ('$.name'): the objects searched first
+    # are built of these (spotit.encodings.jsonfns)
+    json_names: tuple[str, ...] = ()
 
 
 class Encoder:
@@ -101,6 +104,7 @@ class Encoder:
         self.options = options or EncoderOptions()
         self.side: list[FNode] = []
         self.ranged: set[FNode] = set()  # terms whose range a side assertion states
+        self.json_objects: dict = {}  # (text term, names) -> its exactly read JSON object
         self.definitions: list[Definition] = []
         self.approximations: set[str] = set()
         self.choices: list[str] = []

@@ -49,6 +49,9 @@ class FunctionSpec:
     returns: str = "any"  # one of RESULT_KINDS: what ``typeof()`` of a non-NULL result is
     differs_in: tuple[str, ...] = ()  # dialects whose function of this name means otherwise
     mutants: tuple[str, ...] = ()  # planted bugs in its encoding (``spotit.mutants``)
+    # exact=False, and the encoding states where it is exact itself (Encoder.approximate
+    # with exact_when): the fuzz checks its exactness there
+    exact_range: bool = False
 
     def arity_ok(self, n: int) -> bool:
         return self.min_args <= n and (self.max_args is None or n <= self.max_args)
@@ -107,6 +110,7 @@ def function(
     returns: str = "any",
     differs_in: tuple[str, ...],
     mutants: tuple[str, ...],
+    exact_range: bool = False,
 ) -> Callable:
     """Register the encoding of scalar function ``name`` (and its aliases: a name, or
     ``(name, (min, max))`` for one of its own arity, as IFNULL is COALESCE of two).
@@ -115,6 +119,7 @@ def function(
     ``collation``: the function compares its arguments (MIN, MAX, NULLIF) under the
     collation of its first argument that has one, passed as ``collation=``.
     ``returns``: the kind of its non-NULL results, one of ``RESULT_KINDS``.
+    ``exact_range``: an ``exact=False`` encoding that states where it is exact itself.
 
     Two facts every registration states, so that none is forgotten:
     ``differs_in``: the dialects (``--dialect``) whose function of this name (or the one
@@ -133,7 +138,7 @@ def function(
     def deco(fn: Callable) -> Callable:
         names = tuple(a if isinstance(a, str) else a[0] for a in aliases)
         spec = FunctionSpec(name, fn, arity[0], arity[1], arg_kinds, exact, names,
-                            collation, returns, tuple(differs_in), tuple(mutants))
+                            collation, returns, tuple(differs_in), tuple(mutants), exact_range)
         for alias in (name, *aliases):
             n, own = (alias, spec) if isinstance(alias, str) else (
                 alias[0], replace(spec, min_args=alias[1][0], max_args=alias[1][1]))

@@ -751,6 +751,8 @@ class _Binder:
             return S.Arith(op, left, right)
         if op == "||":
             return S.Concat(left, right)
+        if op in ("->", "->>"):  # registered as functions (spotit.encodings.jsonfns)
+            return S.Call(op, (left, right))
         raise Unsupported(f"operator {e.op}", pos=e.pos)
 
     def function(self, f: A.Function, scope: _Scope, clause: str, aggs: _AggState | None

@@ -36,6 +36,7 @@ from sqlglot.parser import IsPredicatePrecedence
 from sqlglot.tokens import TokenType
 
 from spotit.errors import ParseError, SpotItError, Unsupported
+from spotit.ir.render import INFIX_CALLS
 from spotit.schema import Schema
 
 SQLITE = "sqlite"
@@ -122,12 +123,16 @@ def _same_meaning(sqlite_sql: str, dialect: str) -> None:
     except SqlglotError:
         return
     for tok, after in itertools.pairwise(tokens):
-        if after.token_type is not TokenType.L_PAREN:
+        if tok.text in INFIX_CALLS:  # an operator registered as a function (x -> p)
+            name = tok.text
+        elif after.token_type is TokenType.L_PAREN:
+            name = tok.text.upper()
+        else:
             continue
-        name = tok.text.upper()
         where = _differs_in(name)
         if "*" in where or dialect in where:
-            raise Unsupported(f"function {name} in {dialect} SQL (its meaning there is "
+            raise Unsupported(f"{'operator' if name in INFIX_CALLS else 'function'} {name} "
+                              f"in {dialect} SQL (its meaning there is "
                               "not SQLite's)")
 
 

@@ -42,6 +42,20 @@ def sql_literal(v: int | float | str | None) -> str:
     return "'" + str(v).replace("'", "''") + "'"
 
 
+# calls written as operators: ``+x`` (the unary plus) and the JSON arrows ``x -> p``
+INFIX_CALLS = frozenset({"->", "->>"})
+
+
+def call_sql(name: str, args: list[str]) -> str:
+    """A call of ``name`` on arguments already in SQL: as a function, or as the operator
+    it is written as."""
+    if name == "+":
+        return f"(+ {args[0]})"
+    if name in INFIX_CALLS:
+        return f"({args[0]} {name} {args[1]})"
+    return f"{name}({', '.join(args)})"
+
+
 def render_expr(e: S.Expr) -> str | None:
     """SQL text for a closed expression, or None if it reads a row or a subquery."""
     try:
@@ -90,8 +104,6 @@ def _render(e: S.Expr) -> str:
     if (text := operator_sql(e, r)) is not None:
         return text
     if isinstance(e, S.Call):
-        if e.name == "+":
-            return f"(+ {r(e.args[0])})"
         if e.name in VOLATILE:
             raise _NotClosed  # not a function of its arguments
         if any(isinstance(a, S.Const) and a.value == "now" for a in e.args):
@@ -101,5 +113,5 @@ def _render(e: S.Expr) -> str:
             raise _NotClosed  # SpotIt's time zone (UTC), not this machine's
         if e.name == "JULIANDAY":
             raise _NotClosed  # SQLite's double would not equal the exact value of a cell's
-        return f"{e.name}({', '.join(r(a) for a in e.args)})"
+        return call_sql(e.name, [r(a) for a in e.args])
     raise _NotClosed

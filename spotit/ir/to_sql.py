@@ -23,7 +23,7 @@ from itertools import count
 from spotit.errors import Unsupported
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
-from spotit.ir.render import operator_sql, sql_literal
+from spotit.ir.render import INFIX_CALLS, call_sql, operator_sql, sql_literal
 from spotit.ir.types import NO_AFFINITY, Affinity, Collation
 from spotit.ir.walk import without_names
 from spotit.schema import Schema
@@ -347,8 +347,8 @@ class _Renderer:
         raise Unsupported(f"rendering {type(e).__name__}")
 
     def call(self, e: S.Call, scope) -> str:
-        if e.name == "+":
-            return f"(+ {self.expr(e.args[0], scope)})"
+        if e.name == "+" or e.name in INFIX_CALLS:
+            return call_sql(e.name, [self.expr(a, scope) for a in e.args])
         if e.name in _KEYWORDS:
             if e.args:
                 raise Unsupported(f"{e.name} with arguments")

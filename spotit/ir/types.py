@@ -125,6 +125,8 @@ def domain_of_declared_type(declared: str) -> Domain:
         return Domain.INTEGER
     if base == "TIME":
         return Domain.TEXT
+    if base in ("JSON", "JSONB"):  # documents (text), or a bare number, NULL aside
+        return Domain.ANY
     return Domain.NUMERIC
 
 

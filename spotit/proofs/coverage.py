@@ -62,6 +62,8 @@ def operators_of(plan, expr: str = "") -> set[str]:
     out |= {m.upper() for m in _CALLED.findall(expr) if m.upper() in registry.FUNCTIONS}
     if "(+" in expr.replace(" ", ""):
         out.add("+")
+    bare = _TEXT_LITERAL.sub("''", expr)  # an arrow inside a text literal is no call
+    out |= {"->>" if arrow == "->>" else "->" for arrow in re.findall(r"->>?", bare)}
     out |= {w for w in re.findall(r"\bCURRENT_[A-Z]+\b", expr.upper()) if w in registry.FUNCTIONS}
     return out
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from spotit.encodings import registry
 from spotit.ir import relational as R
 from spotit.ir import scalar as S
+from spotit.ir.render import call_sql
 
 # --------------------------------------------------------------------------- the fuzz table
 
@@ -54,7 +55,9 @@ COLLATIONS = ("NOCASE", "RTRIM", "BINARY")
 EDGE_TEXTS = ("", " ", "a", "A", "abc", "aBc", "ABC", "a b", " a ", "%", "_", "a%b", "a_c",
               "12abc", "+-", "-3", "1.5", "  7", "0x10", "1e3", ".5", "2020-02-29",
               "2019-13-01", "2021-06-30 23:59:59", "2020-2-3", "é", "\t1", "a ", "ABC  ",
-              "Abc", "É", "2010-07-19 19:37:33.0", "2021-06-30 23:59:59.5  ")
+              "Abc", "É", "2010-07-19 19:37:33.0", "2021-06-30 23:59:59.5  ",
+              # JSON objects, read by the JSON functions exactly (the first two) or not
+              '{"k":"a"}', '{"k":-3}', '{"j":null,"k":"b"}')
 # where SQLite's reading of numeric text turns on digits past what the encoding spells
 # out: 64 bits, the 2**51 within which CAST AS NUMERIC makes a whole double an INTEGER,
 # a fraction the double rounds away, a point with nothing after it
@@ -199,6 +202,16 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
     "codepoint": st.sampled_from(["65", "97", "233", "0", "-1", "1114111", "1114112",
                                   "55296", "196607", "196608", "8364", "'66'", "66.9"]),
     "digits": st.sampled_from(["0", "1", "2", "-1"]),
+    # JSON texts: flat objects the encoding reads exactly (a string, an integer, null,
+    # -0, a repeated name), and others it leaves free (a REAL, an array, a nested
+    # object, escapes, spaces, a bare number, malformed JSON: SQLite's error)
+    "json": st.sampled_from([
+        '{"k":"a"}', '{"k":12}', '{"k":null}', '{"j":"b","k":-3}', '{"k":"","j":null}',
+        '{"k":-0}', '{"k":1,"k":2}', '{}', '{"k":"A b"}', '{"k":1.5}', '{"k":[1,2]}',
+        '{"k":{"j":3}}', '{"k":"a\\"b"}', '{ "k" : "a" }', '[1,2]', '5', '{"k":true}',
+        '{"k":9223372036854775808}', 'abc']).map(sql_literal),
+    "jsonpath": st.sampled_from(["'$.k'", "'$.j'", "'$'", "'$[0]'", "'k'", "'j'", "0", "1",
+                                 "'$.k.j'", "'$.\"k\"'", "NULL", "'$.K'"]),
     "pattern": st.one_of(
         st.sampled_from(["'a%'", "'%a'", "'%b%'", "'A_c'", "'%'", "'_'", "''", "'2020%'",
                          "'%-02-%'", "'1%'", "'a\\%%'", "'%\\%%'", "'%\\_%'", "'\\_%'"]),
@@ -420,9 +433,7 @@ def function_call(draw: Draw, sub: Expr, name: str) -> str:
     n = draw(st.integers(spec.min_args, top))
     kinds = list(spec.arg_kinds) or ["any"]
     args = [draw(argument(sub, kinds[min(j, len(kinds) - 1)])) for j in range(n)]
-    if name == "+":
-        return f"(+{args[0]})"
-    return f"{name}({', '.join(args)})"
+    return call_sql(name, args)
 
 
 # Constants of every storage class, for any argument: an encoding must take (or refuse
@@ -449,8 +460,10 @@ def argument(sub: Expr, kind: str) -> st.SearchStrategy[str]:
         return choice(*[_LITERALS[kind]] * 10, sub("any"), ODD_CONSTANTS, *[computed] * 3)
     if kind in ("fmt", "chars", "digits", "pattern"):
         return choice(_LITERALS[kind], _LITERALS[kind], sub("any"), ODD_CONSTANTS)
-    if kind == "probability":
+    if kind in ("probability", "jsonpath"):  # constants only (else: unsupported)
         return _LITERALS[kind]
+    if kind == "json":  # most often a JSON text, else a column or another value
+        return choice(*[_LITERALS[kind]] * 4, sub("text"), ODD_CONSTANTS)
     if kind in ("int", "codepoint"):
         return choice(_LITERALS[kind], sub("num"), ODD_CONSTANTS)
     typed = sub(kind if kind in KINDS else "any")

@@ -38,6 +38,7 @@ from spotit import encodings  # noqa: F401
 from spotit.encodings.builder import Builder
 from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder, EncoderOptions
+from spotit.encodings.jsonfns import json_names
 from spotit.errors import SpotItError, Unsupported
 from spotit.frontend.binder import bind
 from spotit.frontend.parser import parse
@@ -228,7 +229,7 @@ class _PinnedRow:
     def _checked(self, expr: str, plan, expected: object, timeout: float,
                  solver_free: bool) -> PinnedOutcome:
         b = self.b
-        enc = Encoder(self.db, EncoderOptions(now=self.case.now))
+        enc = Encoder(self.db, EncoderOptions(now=self.case.now, json_names=json_names(plan)))
         try:
             out = enc.rel(plan).rows[0].values[0]  # values are encoded when read
         except Unsupported as e:
