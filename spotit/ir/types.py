@@ -102,6 +102,12 @@ _DOMAIN_CLASSES = {
 }
 
 
+# PostgreSQL's types of documents and shapes, as schemas ported to SQLite declare them
+# (NUMERIC affinity; POINT's is INTEGER): their values are text there ('{"en": "Abakan"}', '(129.7,62.0)')
+TEXT_DOCUMENTS = frozenset({"JSON", "JSONB", "POINT", "LINE", "LSEG", "BOX", "PATH",
+                            "POLYGON", "CIRCLE"})
+
+
 def domain_of_declared_type(declared: str) -> Domain:
     """The domain SpotIt searches for a column with this declared type."""
     t = declared.strip().upper()
@@ -110,6 +116,8 @@ def domain_of_declared_type(declared: str) -> Domain:
         return Domain.DATE
     if base in ("DATETIME", "TIMESTAMP"):
         return Domain.DATETIME
+    if base in TEXT_DOCUMENTS:  # a document (text), or a bare number
+        return Domain.ANY
     affinity = affinity_of_declared_type(declared)
     if affinity is Affinity.INTEGER:
         return Domain.INTEGER
@@ -125,8 +133,6 @@ def domain_of_declared_type(declared: str) -> Domain:
         return Domain.INTEGER
     if base == "TIME":
         return Domain.TEXT
-    if base in ("JSON", "JSONB"):  # documents (text), or a bare number, NULL aside
-        return Domain.ANY
     return Domain.NUMERIC
 
 
