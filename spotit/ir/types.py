@@ -103,7 +103,8 @@ _DOMAIN_CLASSES = {
 
 
 # PostgreSQL's types of documents and shapes, as schemas ported to SQLite declare them
-# (NUMERIC affinity; POINT's is INTEGER): their values are text there ('{"en": "Abakan"}', '(129.7,62.0)')
+# (NUMERIC affinity; POINT's is INTEGER): their values are text there
+# ('{"en": "Abakan"}', '(129.7,62.0)')
 TEXT_DOCUMENTS = frozenset({"JSON", "JSONB", "POINT", "LINE", "LSEG", "BOX", "PATH",
                             "POLYGON", "CIRCLE"})
 
