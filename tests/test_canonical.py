@@ -53,6 +53,11 @@ PROVED = [
      "SELECT x.o, COUNT(*) FROM (SELECT owner AS o, amount AS a FROM t) AS x "
      "WHERE x.a > 1 GROUP BY x.o",
      "SELECT owner, COUNT(*) FROM t WHERE amount > 1 GROUP BY owner"),
+    ("column picks pulled up", "bag",  # under a window: joins in another order
+     "SELECT t.name, u.label, RANK() OVER (PARTITION BY u.label ORDER BY t.amount DESC) "
+     "FROM t JOIN u ON t.owner = u.id",
+     "SELECT t.name, u.label, RANK() OVER (PARTITION BY u.label ORDER BY t.amount DESC) "
+     "FROM u JOIN t ON u.id = t.owner"),
     ("commutative operands ordered", "set",
      "SELECT id FROM t WHERE amount > 3 AND (name = 'a' OR amount + id = 7)",
      "SELECT id FROM t WHERE (7 = id + amount OR 'a' = name) AND 3 < amount"),

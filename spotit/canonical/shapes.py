@@ -75,8 +75,8 @@ def _pull_picks(plan: R.Rel, semantics: str) -> R.Rel:
     """A projection that only picks columns commutes with the operators above it that
     work row by row or on expressions of the row: a filter, a sort (with or without
     LIMIT: picking columns keeps the rows and their number), a join on either side
-    (picked columns of a NULL-padded row are NULL either way) and a GROUP BY, which
-    then reads the columns directly."""
+    (picked columns of a NULL-padded row are NULL either way), a GROUP BY, which
+    then reads the columns directly, and a window (its calls read them directly)."""
     return bottom_up(plan, _pulled)
 
 
@@ -90,6 +90,15 @@ def _pulled(node: R.Rel) -> R.Rel:
         moved = replace(node, input=p.input, **{
             f: reindex(getattr(node, f), chosen.__getitem__) for f in fields_})
         return moved if isinstance(node, R.Aggregate) else replace(p, input=moved)
+    if isinstance(node, R.Window) and (chosen := picks(node.input)) is not None:
+        # the window's calls read the picked columns where they are; the rows and their
+        # order (a partition's, where no ORDER BY sets it) are the projection's input's
+        inner = node.input.input  # type: ignore[attr-defined]
+        width, calls = len(inner.columns), node.out[len(node.input.columns):]
+        moved = R.Window(inner, reindex(node.calls, chosen.__getitem__),
+                         (*inner.columns, *calls))
+        where = chosen + tuple(width + j for j in range(len(calls)))
+        return R.Project(moved, refs_to(node.out, where), node.out)
     if isinstance(node, R.Join):
         left, right = picks(node.left), picks(node.right)
         if left is None and right is None:
