@@ -15,6 +15,7 @@ never prove anything: proofs come from the solver.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sqlite3
@@ -72,6 +73,9 @@ class Pool:
     join_columns: set[str] = field(default_factory=set)
     # dates spelled in the queries (the pinned 'now' too), to step from by whole years
     raw_dates: list[date] = field(default_factory=list)
+    # per column (lower-case name) the queries read as JSON, the member names they read
+    # ('$.en', ->> 'en'): a cell there is mostly a JSON object of those members
+    json_members: dict[str, set[str]] = field(default_factory=dict)
     # per column (lower-case name), the literals the queries compare it with: drawn
     # often, since a difference usually needs the cell the condition asks for
     hints: dict[str, list[str]] = field(default_factory=dict)
@@ -209,6 +213,9 @@ def literal_pool(schema: Schema, queries: Iterable[str]) -> tuple[Pool, list[Tab
         tokens = list(query_tokens(sql))
         pool.date_columns |= _date_function_arguments(tokens) & columns
         pool.join_columns |= _joined_columns(tokens) & columns
+        for column, member in _json_reads(tokens):
+            if column in columns:
+                pool.json_members.setdefault(column, set()).add(member)
         for column, literal in _compared_literals(tokens, columns):
             hints = pool.hints.setdefault(column, [])
             if literal not in hints:
@@ -329,6 +336,27 @@ def _joined_columns(tokens: list[tuple[TokenType, str]]) -> set[str]:
     return out
 
 
+def _json_reads(tokens: list[tuple[TokenType, str]]) -> Iterable[tuple[str, str]]:
+    """(column, member name) for ``col ->> 'name'``, ``col -> '$.name'`` and
+    ``json_extract(col, '$.name')``: a heuristic, it only steers the random search."""
+    for i, (kind, text) in enumerate(tokens):
+        column = path = None
+        if kind in (TokenType.ARROW, TokenType.DARROW) and i + 1 < len(tokens) \
+                and tokens[i + 1][0] is TokenType.STRING:
+            column, path = _reference_before(tokens, i), tokens[i + 1][1]
+        elif kind in _NAMES and text.upper() == "JSON_EXTRACT" and i + 1 < len(tokens) \
+                and tokens[i + 1][0] is TokenType.L_PAREN:
+            j = i + 2
+            if j + 2 < len(tokens) and tokens[j + 1][0] is TokenType.DOT:
+                j += 2  # t.col
+            if j + 2 < len(tokens) and tokens[j][0] in _NAMES and \
+                    tokens[j + 1][0] is TokenType.COMMA and tokens[j + 2][0] is TokenType.STRING:
+                column, path = tokens[j][1].lower(), tokens[j + 2][1]
+        name = path[2:] if path is not None and path.startswith("$.") else path
+        if column is not None and name is not None and name.isidentifier():
+            yield column, name
+
+
 def _reference_before(tokens: list[tuple[TokenType, str]], at: int) -> str | None:
     if at >= 1 and tokens[at - 1][0] in _NAMES:
         return tokens[at - 1][1].lower()
@@ -440,6 +468,12 @@ class DatabaseSampler:
         if nullable and rng.random() < 0.15:
             return None
         d = column.domain
+        members = pool.json_members.get(column.name.lower())
+        if members and d in (Domain.ANY, Domain.TEXT):
+            # JSON: malformed text would only stop the queries (SQLite's error)
+            if d is Domain.ANY and rng.random() < 0.1:
+                return rng.choice(pool.ints)  # a bare number is JSON too
+            return self._json_object(column, sorted(members))
         hints = pool.hints.get(column.name.lower())
         if hints and rng.random() < 0.4:
             hinted = self._hinted(column, d, rng.choice(hints))
@@ -494,6 +528,29 @@ class DatabaseSampler:
             return rng.choice(pool.texts) + rng.choice(pool.texts)
         return "".join(rng.choice("aAbB 1-%_z") for _ in range(rng.randint(1, 4)))
 
+
+    def _json_object(self, column: Column, members: list[str]) -> str:
+        """A JSON object of the members the queries read: each a literal the queries
+        compare the column with, another text, a number or null (or absent)."""
+        rng, pool = self.rng, self.pool
+        hints = [h[1:-1].replace("''", "'") if h[:1] == "'" else h
+                 for h in pool.hints.get(column.name.lower(), [])]
+        obj: dict[str, object] = {}
+        for name in members:
+            r = rng.random()
+            if r < 0.1:
+                continue
+            if r < 0.55 and (hints or pool.raw_texts):
+                obj[name] = rng.choice(hints or pool.raw_texts)
+            elif r < 0.75:
+                obj[name] = rng.choice(pool.texts)
+            elif r < 0.9:
+                obj[name] = rng.choice(pool.raw_numbers or pool.ints)
+            else:
+                obj[name] = None
+        spaced = rng.random() < 0.5  # as PostgreSQL prints jsonb: '{"en": "Abakan"}'
+        return json.dumps(obj, ensure_ascii=False,
+                          separators=(", ", ": ") if spaced else (",", ":"))
 
     def _hinted(self, column: Column, d: Domain, literal: str):
         """A value of the column's domain that the literal it is compared with names:

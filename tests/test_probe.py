@@ -281,3 +281,35 @@ def test_larger_databases_join_on_few_values_and_group_on_many():
                   trials=1000, seconds=60, max_rows=5)
         found += r is not None and r.validation.confirmed
     assert found >= 6, found  # 9 of 10 when written; 0 of 10 with all texts alike
+
+
+JSON_SCHEMA = schema_from_ddl("""
+CREATE TABLE airports (code TEXT PRIMARY KEY, city jsonb);
+CREATE TABLE flights (id INTEGER PRIMARY KEY, dep TEXT REFERENCES airports (code),
+                      arr TEXT REFERENCES airports (code));
+""")
+ABAKAN = ("SELECT f.id FROM flights f JOIN airports a ON f.dep = a.code "
+          "JOIN airports b ON f.arr = b.code "
+          "WHERE json_extract(a.city, '$.en') = 'Abakan' OR b.city ->> 'en' = 'Abakan'")
+
+
+def test_a_column_read_as_json_is_drawn_as_objects_of_the_members_read():
+    pool, tables = literal_pool(JSON_SCHEMA, [ABAKAN, "SELECT a.city -> '$.ru' FROM airports a"])
+    assert pool.json_members == {"city": {"en", "ru"}}
+    import json
+
+    cities = [row[1] for seed in range(20) for row in DatabaseSampler(
+        JSON_SCHEMA, tables, pool, random.Random(seed)).database()["airports"]
+        if row[1] is not None]
+    parsed = [json.loads(c) if isinstance(c, str) else c for c in cities]  # all JSON
+    objects = [o for o in parsed if isinstance(o, dict)]
+    assert len(objects) > len(parsed) // 2 and all(set(o) <= {"en", "ru"} for o in objects)
+    assert any(o.get("en") == "Abakan" for o in objects)  # the literal it is compared with
+
+
+def test_random_search_refutes_a_json_filter_with_json_sqlite_reads():
+    # only a flight into Abakan from elsewhere tells these apart; before JSON objects
+    # were drawn, no random text was JSON at all (SQLite: "malformed JSON")
+    pred = ABAKAN.replace(" OR b.city ->> 'en' = 'Abakan'", "")
+    found = probe(JSON_SCHEMA, ABAKAN, pred, Semantics.SET)
+    assert found is not None and found.validation.confirmed
