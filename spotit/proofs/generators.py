@@ -210,8 +210,10 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
         '{"k":-0}', '{"k":1,"k":2}', '{}', '{"k":"A b"}', '{"k":1.5}', '{"k":[1,2]}',
         '{"k":{"j":3}}', '{"k":"a\\"b"}', '{ "k" : "a" }', '[1,2]', '5', '{"k":true}',
         '{"k":9223372036854775808}', 'abc']).map(sql_literal),
-    "jsonpath": st.sampled_from(["'$.k'", "'$.j'", "'$'", "'$[0]'", "'k'", "'j'", "0", "1",
-                                 "'$.k.j'", "'$.\"k\"'", "NULL", "'$.K'"]),
+    # (the names of JSON_TEXTS' members most often: there the encoding is exact)
+    "jsonpath": st.sampled_from(["'$.k'", "'$.k'", "'$.k'", "'$.j'", "'k'", "'k'", "'j'",
+                                 "'$'", "'$[0]'", "0", "1", "'$.k.j'", "'$.\"k\"'", "NULL",
+                                 "'$.K'"]),
     "pattern": st.one_of(
         st.sampled_from(["'a%'", "'%a'", "'%b%'", "'A_c'", "'%'", "'_'", "''", "'2020%'",
                          "'%-02-%'", "'1%'", "'a\\%%'", "'%\\%%'", "'%\\_%'", "'\\_%'"]),
@@ -462,8 +464,9 @@ def argument(sub: Expr, kind: str) -> st.SearchStrategy[str]:
         return choice(_LITERALS[kind], _LITERALS[kind], sub("any"), ODD_CONSTANTS)
     if kind in ("probability", "jsonpath"):  # constants only (else: unsupported)
         return _LITERALS[kind]
-    if kind == "json":  # most often a JSON text, else a column or another value
-        return choice(*[_LITERALS[kind]] * 4, sub("text"), ODD_CONSTANTS)
+    if kind == "json":  # a text column most often (a literal is folded by SQLite)
+        return choice(st.sampled_from(["s", "a", "sn"]), st.sampled_from(["s", "a"]),
+                      sub("text"), _LITERALS[kind], ODD_CONSTANTS)
     if kind in ("int", "codepoint"):
         return choice(_LITERALS[kind], sub("num"), ODD_CONSTANTS)
     typed = sub(kind if kind in KINDS else "any")
