@@ -528,13 +528,11 @@ class DatabaseSampler:
             return rng.choice(pool.texts) + rng.choice(pool.texts)
         return "".join(rng.choice("aAbB 1-%_z") for _ in range(rng.randint(1, 4)))
 
-
     def _json_object(self, column: Column, members: list[str]) -> str:
         """A JSON object of the members the queries read: each a literal the queries
         compare the column with, another text, a number or null (or absent)."""
         rng, pool = self.rng, self.pool
-        hints = [h[1:-1].replace("''", "'") if h[:1] == "'" else h
-                 for h in pool.hints.get(column.name.lower(), [])]
+        hints = [_unquoted(h) for h in pool.hints.get(column.name.lower(), [])]
         obj: dict[str, object] = {}
         for name in members:
             r = rng.random()
@@ -556,7 +554,7 @@ class DatabaseSampler:
         """A value of the column's domain that the literal it is compared with names:
         the number, the text, or a date the literal starts like (None if none)."""
         rng = self.rng
-        text = literal[1:-1].replace("''", "'") if literal[:1] == "'" else literal
+        text = _unquoted(literal)
         days = dates_near(text)
         if d in (Domain.DATE, Domain.DATETIME) or (
                 column.name.lower() in self.pool.date_columns and days):
@@ -581,6 +579,11 @@ class DatabaseSampler:
 
 _ROW_COUNTS = (0, 1, 2, 3, 3, 2, 1, 2, 3)
 _LARGE_ROW_COUNTS = (2, 3, 4, 5, 4, 5)
+
+
+def _unquoted(literal: str) -> str:
+    """The value a literal spells: a string's text, a number's digits."""
+    return literal[1:-1].replace("''", "'") if literal[:1] == "'" else literal
 
 
 def _nullable(t: Table, c: Column) -> bool:
