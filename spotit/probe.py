@@ -530,7 +530,8 @@ class DatabaseSampler:
 
     def _json_object(self, column: Column, members: list[str]) -> str:
         """A JSON object of the members the queries read: each a literal the queries
-        compare the column with, another text, a number or null (or absent)."""
+        compare the column with, another text, an integer or a REAL, or null (or
+        absent)."""
         rng, pool = self.rng, self.pool
         hints = [_unquoted(h) for h in pool.hints.get(column.name.lower(), [])]
         obj: dict[str, object] = {}
@@ -543,11 +544,13 @@ class DatabaseSampler:
             elif r < 0.75:
                 obj[name] = rng.choice(pool.texts)
             elif r < 0.9:
-                obj[name] = rng.choice(pool.raw_numbers or pool.ints)
+                obj[name] = rng.choice(pool.raw_numbers or pool.ints) if rng.random() < 0.7 \
+                    else rng.choice(pool.reals)
             else:
                 obj[name] = None
         spaced = rng.random() < 0.5  # as PostgreSQL prints jsonb: '{"en": "Abakan"}'
-        return json.dumps(obj, ensure_ascii=False,
+        # now and then non-ASCII letters escaped ('\u0410'), which SQLite's -> keeps
+        return json.dumps(obj, ensure_ascii=rng.random() < 0.2,
                           separators=(", ", ": ") if spaced else (",", ":"))
 
     def _hinted(self, column: Column, d: Domain, literal: str):

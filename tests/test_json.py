@@ -140,3 +140,12 @@ def test_a_long_json_query_against_a_rewrite_and_a_mutation():
     # departures from Abakan only: a flight into Abakan from elsewhere tells them apart
     r = _check(LONGEST, LONGEST.replace(" OR b.city = 'Abakan'", ""))
     assert r.verdict.value == "not_equivalent", r.reason
+
+
+def test_random_search_draws_real_members():
+    # SQLite: '{"a":1.5}' ->> 'a' + 0 is 1.5, CAST(... AS INTEGER) is 1
+    assert _sqlite("SELECT (? ->> 'a') + 0, CAST(? ->> 'a' AS INTEGER)", '{"a":1.5}',
+                   '{"a":1.5}') == [(1.5, 1)]
+    r = _check("SELECT airport_code, (city ->> 'a') + 0 FROM airports_data",
+               "SELECT airport_code, CAST(city ->> 'a' AS INTEGER) FROM airports_data")
+    assert r.verdict.value == "not_equivalent" and r.cex_found_by == "random search", r.reason
