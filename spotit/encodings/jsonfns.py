@@ -23,7 +23,6 @@ such databases.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
 
@@ -37,6 +36,7 @@ from spotit.encodings.values import Alt, Value, constant, null_value, text_value
 from spotit.errors import Unsupported
 from spotit.ir import scalar as S
 from spotit.ir.types import INT64_MAX, INT64_MIN, StorageClass
+from spotit.ir.walk import iter_exprs
 from spotit.mutants import planted
 from spotit.smt import ops
 
@@ -54,20 +54,32 @@ def path_of(op: str, p: Value) -> str | None:
     path = p.constant()
     if path is None:
         return None
-    arrow = op != "JSON_EXTRACT"
-    if isinstance(path, str) and path.startswith("$"):
-        written = path
-    elif arrow and isinstance(path, str) and _NAME.match(path):
-        written = f"$.{path}"
-    elif arrow and isinstance(path, int) and path >= 0:
-        written = f"$[{path}]"
-    else:
+    written = _written(op, path)
+    if written is None:
         raise Unsupported(f"JSON path {path!r} after {op}")
     try:
         concrete.evaluate("json_extract('{}', ?)", (written,))
     except Exception as e:  # SQLite's "JSON path error near ..."
         raise Unsupported(f"JSON path {path!r} ({e})") from None
     return written
+
+
+def _written(op: str, path) -> str | None:
+    """``path`` after ``op`` spelled '$...' (the arrows' label 'en' is '$.en', their
+    index n is '$[n]'); None for a label the encoding does not read."""
+    arrow = op != "JSON_EXTRACT"
+    if isinstance(path, str) and path.startswith("$"):
+        return path
+    if arrow and isinstance(path, str) and _NAME.match(path):
+        return f"$.{path}"
+    if arrow and isinstance(path, int) and path >= 0:
+        return f"$[{path}]"
+    return None
+
+
+def _member(path: str) -> str | None:
+    """The member name a path '$.name' reads (None for any other path)."""
+    return path[2:] if path.startswith("$.") and _NAME.match(path[2:]) else None
 
 
 def _key(kind: str, paths: tuple[str | None, ...]) -> str:
@@ -160,8 +172,7 @@ def _extracted(enc: Encoder, op: str, x: Value, paths: tuple[str, ...]) -> Value
     if not t.alts:
         return null_value(b)
     s = t.alts[0].term
-    name = paths[0][2:] if len(paths) == 1 and paths[0].startswith("$.") \
-        and _NAME.match(paths[0][2:]) else None
+    name = _member(paths[0]) if len(paths) == 1 else None
     # the exact range holds a TEXT (a number's text is never an object), stated on the
     # text itself: the text form of a number, equated with an object, slows a solver
     held = x.alt(TEXT_C)
@@ -201,30 +212,15 @@ def _extracted(enc: Encoder, op: str, x: Value, paths: tuple[str, ...]) -> Value
 
 
 def json_names(*plans) -> tuple[str, ...]:
-    """The member names the plans read with a path '$.name' (or the label 'name'): the
-    shape of the JSON texts the search tries first."""
+    """The member names the plans read with a path '$.name' (or the arrows' label
+    'name'): the shape of the JSON texts the search tries first."""
     found: set[str] = set()
-    seen: set[int] = set()
-
-    def walk(node) -> None:
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        if isinstance(node, S.Call) and node.name in ("JSON_EXTRACT", "->", "->>"):
-            for p in node.args[1:]:
-                if isinstance(p, S.Const) and isinstance(p.value, str):
-                    name = p.value[2:] if p.value.startswith("$.") else p.value
-                    if _NAME.match(name):
-                        found.add(name)
-        if isinstance(node, (tuple, list)):
-            for item in node:
-                walk(item)
-        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
-            for f in dataclasses.fields(node):
-                walk(getattr(node, f.name))
-
-    for plan in plans:
-        walk(plan)
+    for e, _ in iter_exprs(plans):
+        if isinstance(e, S.Call) and e.name in ("JSON_EXTRACT", "->", "->>"):
+            for p in e.args[1:]:
+                written = _written(e.name, p.value) if isinstance(p, S.Const) else None
+                if written is not None and (name := _member(written)) is not None:
+                    found.add(name)
     return tuple(sorted(found))
 
 

@@ -42,7 +42,7 @@ def sql_literal(v: int | float | str | None) -> str:
     return "'" + str(v).replace("'", "''") + "'"
 
 
-# calls written as operators: ``+x`` (the unary plus) and the JSON arrows ``x -> p``
+# functions written between their two arguments: the JSON arrows ``x -> p``, ``x ->> p``
 INFIX_CALLS = frozenset({"->", "->>"})
 
 

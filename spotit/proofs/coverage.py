@@ -63,7 +63,7 @@ def operators_of(plan, expr: str = "") -> set[str]:
     if "(+" in expr.replace(" ", ""):
         out.add("+")
     bare = _TEXT_LITERAL.sub("''", expr)  # an arrow inside a text literal is no call
-    out |= {"->>" if arrow == "->>" else "->" for arrow in re.findall(r"->>?", bare)}
+    out |= set(re.findall(r"->>?", bare))
     out |= {w for w in re.findall(r"\bCURRENT_[A-Z]+\b", expr.upper()) if w in registry.FUNCTIONS}
     return out
 

@@ -210,7 +210,7 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
         '{"k":-0}', '{"k":1,"k":2}', '{}', '{"k":"A b"}', '{"k":1.5}', '{"k":[1,2]}',
         '{"k":{"j":3}}', '{"k":"a\\"b"}', '{ "k" : "a" }', '[1,2]', '5', '{"k":true}',
         '{"k":9223372036854775808}', 'abc']).map(sql_literal),
-    # (the names of JSON_TEXTS' members most often: there the encoding is exact)
+    # (mostly the members of EDGE_TEXTS' JSON objects: there the encoding is exact)
     "jsonpath": st.sampled_from(["'$.k'", "'$.k'", "'$.k'", "'$.j'", "'k'", "'k'", "'j'",
                                  "'$'", "'$[0]'", "0", "1", "'$.k.j'", "'$.\"k\"'", "NULL",
                                  "'$.K'"]),
