@@ -71,6 +71,10 @@ class Pool:
     # columns the queries equate with another column (``a.x = b.y``, ``USING (x)``): the
     # larger databases draw only these from a few values, so that their joins match
     join_columns: set[str] = field(default_factory=set)
+    # the TEXT columns among them equated with a numeric column (an id kept as text,
+    # ``m.title_id = b.id``): SQLite compares them as numbers, so only text spelling a
+    # number joins
+    numeric_text_joins: set[str] = field(default_factory=set)
     # dates spelled in the queries (the pinned 'now' too), to step from by whole years
     raw_dates: list[date] = field(default_factory=list)
     # per column (lower-case name) the queries read as JSON, the member names they read
@@ -212,7 +216,9 @@ def literal_pool(schema: Schema, queries: Iterable[str]) -> tuple[Pool, list[Tab
     for sql in queries:
         tokens = list(query_tokens(sql))
         pool.date_columns |= _date_function_arguments(tokens) & columns
-        pool.join_columns |= _joined_columns(tokens) & columns
+        pairs = _joined_pairs(tokens)
+        pool.join_columns |= _joined_columns(tokens, pairs) & columns
+        pool.numeric_text_joins |= _text_joined_to_numbers(schema, pairs)
         for column, member in _json_reads(tokens):
             if column in columns:
                 pool.json_members.setdefault(column, set()).add(member)
@@ -316,23 +322,47 @@ def _date_function_arguments(tokens: list[tuple[TokenType, str]]) -> set[str]:
 _NAMES = (TokenType.VAR, TokenType.IDENTIFIER)  # the tokens a column's name may be
 
 
-def _joined_columns(tokens: list[tuple[TokenType, str]]) -> set[str]:
-    """Lower-case names of the columns on either side of ``x = y`` where both are
-    column references (``t.a = u.b``), and those in ``USING (...)``: a heuristic, it only
-    steers the random search."""
-    out: set[str] = set()
+def _joined_pairs(tokens: list[tuple[TokenType, str]]) -> list[tuple[str, str]]:
+    """Lower-case names of the two columns of each ``x = y`` where both are column
+    references (``t.a = u.b``): a heuristic, it only steers the random search."""
+    out = []
     for i, (kind, _) in enumerate(tokens):
         if kind is TokenType.EQ:
             left = _reference_before(tokens, i)
             right = _reference_after(tokens, i)
             if left and right:
-                out |= {left, right}
-        elif kind is TokenType.USING:
+                out.append((left, right))
+    return out
+
+
+def _joined_columns(tokens: list[tuple[TokenType, str]], pairs: list[tuple[str, str]]
+                    ) -> set[str]:
+    """The columns of the ``pairs`` and those in ``USING (...)``."""
+    out = {name for pair in pairs for name in pair}
+    for i, (kind, _) in enumerate(tokens):
+        if kind is TokenType.USING:
             j = i + 2
             while j < len(tokens) and tokens[j][0] in (*_NAMES, TokenType.COMMA):
                 if tokens[j][0] in _NAMES:
                     out.add(tokens[j][1].lower())
                 j += 1
+    return out
+
+
+def _text_joined_to_numbers(schema: Schema, pairs: list[tuple[str, str]]) -> set[str]:
+    """The side of each pair that only TEXT columns are named, where every column the
+    other side names is numeric (INTEGER, REAL, NUMERIC)."""
+    domains: dict[str, set[Domain]] = {}
+    for t in schema.tables:
+        for c in t.columns:
+            domains.setdefault(c.name.lower(), set()).add(c.domain)
+    numeric = {Domain.INTEGER, Domain.REAL, Domain.NUMERIC}
+    out = set()
+    for a, b in pairs:
+        for text, number in ((a, b), (b, a)):
+            if domains.get(text) == {Domain.TEXT} and domains.get(number) and \
+                    domains[number] <= numeric:
+                out.add(text)
     return out
 
 
@@ -489,6 +519,11 @@ class DatabaseSampler:
             narrow = None
         if narrow is not None and d is Domain.INTEGER:
             return rng.choice(narrow[0])
+        if d is Domain.TEXT and column.name.lower() in pool.numeric_text_joins \
+                and rng.random() < (0.7 if narrow is not None else 0.3):
+            # an id kept as text ('3'), joined with an INTEGER column: SQLite compares
+            # them as numbers (WWE's Matches.title_id = Belts.id)
+            return str(rng.choice(narrow[0] if narrow is not None else pool.ints))
         if narrow is not None and d is Domain.TEXT and \
                 column.collation == "BINARY" and column.name.lower() not in pool.date_columns:
             return rng.choice(narrow[1])

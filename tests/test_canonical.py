@@ -58,6 +58,15 @@ PROVED = [
      "FROM t JOIN u ON t.owner = u.id",
      "SELECT t.name, u.label, RANK() OVER (PARTITION BY u.label ORDER BY t.amount DESC) "
      "FROM u JOIN t ON u.id = t.owner"),
+    ("result order and duplicates", "bag",  # an inner ORDER BY a GROUP BY reads as a bag
+     "SELECT x.o, COUNT(*), SUM(x.a) FROM (SELECT owner AS o, amount AS a FROM t "
+     "ORDER BY name DESC) AS x GROUP BY x.o",
+     "SELECT owner, COUNT(*), SUM(amount) FROM t GROUP BY owner"),
+    ("result order and duplicates", "bag",  # IN, and a join compared as a bag
+     "SELECT x.n, u.label FROM (SELECT name AS n, owner AS o FROM t ORDER BY name) AS x "
+     "JOIN u ON x.o = u.id WHERE x.o IN (SELECT id FROM u ORDER BY label LIMIT -1)",
+     "SELECT t.name, u.label FROM t JOIN u ON t.owner = u.id "
+     "WHERE t.owner IN (SELECT id FROM u)"),
     ("commutative operands ordered", "set",
      "SELECT id FROM t WHERE amount > 3 AND (name = 'a' OR amount + id = 7)",
      "SELECT id FROM t WHERE (7 = id + amount OR 'a' = name) AND 3 < amount"),
@@ -190,6 +199,18 @@ NOT_PROVED = [
     ("a self-join's sides are not interchangeable in the select list", "bag",
      "SELECT a.id, b.name FROM t AS a JOIN t AS b ON a.owner = b.id",
      "SELECT b.id, a.name FROM t AS a JOIN t AS b ON a.owner = b.id"),
+    ("a scalar subquery's value is its first row, which an inner ORDER BY decides",
+     "bag", "SELECT (SELECT n FROM (SELECT name AS n FROM t ORDER BY amount, id))",
+     "SELECT (SELECT n FROM (SELECT name AS n FROM t ORDER BY amount DESC, id))"),
+    ("GROUP_CONCAT joins the rows in the order they come", "bag",
+     "SELECT GROUP_CONCAT(n) FROM (SELECT name AS n FROM t ORDER BY name)",
+     "SELECT GROUP_CONCAT(n) FROM (SELECT name AS n FROM t ORDER BY name DESC)"),
+    ("a window without ORDER BY numbers the rows in the order they come", "bag",
+     "SELECT n, ROW_NUMBER() OVER () FROM (SELECT name AS n FROM t ORDER BY name, id)",
+     "SELECT n, ROW_NUMBER() OVER () FROM (SELECT name AS n FROM t ORDER BY name DESC, id)"),
+    ("a filter passes rows on in their order, which a list sees", "list",
+     "SELECT n FROM (SELECT name AS n FROM t ORDER BY name, id) WHERE n > ''",
+     "SELECT n FROM (SELECT name AS n FROM t ORDER BY name DESC, id) WHERE n > ''"),
     ("ORDER BY matters in a list", "list",
      "SELECT name FROM t ORDER BY amount", "SELECT name FROM t"),
 ]

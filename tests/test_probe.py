@@ -283,6 +283,30 @@ def test_larger_databases_join_on_few_values_and_group_on_many():
     assert found >= 6, found  # 9 of 10 when written; 0 of 10 with all texts alike
 
 
+def test_ids_kept_as_text_are_drawn_as_numbers_that_join_integer_ids():
+    """WWE (Spider 2.0's local019) keeps Matches.title_id, winner_id and loser_id as
+    TEXT and joins them to INTEGER ids: SQLite compares '3' = 3 as numbers (NUMERIC
+    affinity), so only text that spells a number joins. A joined TEXT column is now and
+    then drawn as the text of a pool integer: of 500 databases 52 join all three when
+    written, 2 before."""
+    schema = schema_from_ddl("""
+    CREATE TABLE belts (id INTEGER, name TEXT);
+    CREATE TABLE wrestlers (id INTEGER, name TEXT);
+    CREATE TABLE matches (id INTEGER, winner_id TEXT, loser_id TEXT, title_id TEXT);
+    """)
+    query = ("SELECT COUNT(*) FROM matches AS m JOIN belts AS b ON m.title_id = b.id "
+             "JOIN wrestlers AS w1 ON w1.id = m.winner_id "
+             "JOIN wrestlers AS w2 ON w2.id = m.loser_id")
+    pool, tables = literal_pool(schema, (query,))
+    sampler = DatabaseSampler(schema, tables, pool, random.Random(7), 3)
+    joined = 0
+    for _ in range(500):
+        conn = build_database(schema, sampler.database())
+        joined += conn.execute(query).fetchone()[0] > 0
+        conn.close()
+    assert joined >= 25, joined
+
+
 JSON_SCHEMA = schema_from_ddl("""
 CREATE TABLE airports (code TEXT PRIMARY KEY, city jsonb);
 CREATE TABLE flights (id INTEGER PRIMARY KEY, dep TEXT REFERENCES airports (code),

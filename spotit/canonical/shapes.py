@@ -1,9 +1,10 @@
-"""Rules on the shape of a plan: labels, projections, the outermost ORDER BY and
-DISTINCT."""
+"""Rules on the shape of a plan: labels, projections, the ORDER BYs nothing reads and
+the outermost DISTINCT."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
+from typing import Any
 
 from spotit.canonical.registry import rule
 from spotit.canonical.trees import SUBQUERIES, bottom_up, picks, refs_to, reindex
@@ -118,22 +119,62 @@ def _pulled(node: R.Rel) -> R.Rel:
 
 @rule("result order and duplicates")
 def outer_order_and_distinct(plan: R.Rel, semantics: str) -> R.Rel:
-    """Compared as sets, the outermost DISTINCT (over BINARY columns: a folding
-    collation picks one spelling of a group) and an ORDER BY without LIMIT/OFFSET do
-    not change the result; compared as bags, the ORDER BY does not."""
-    if semantics == "list":
+    """An ORDER BY without LIMIT/OFFSET whose row order reaches nothing that reads it
+    (the result compared as a set or bag; a GROUP BY without GROUP_CONCAT or bare
+    column; IN, EXISTS) is dropped: SQLite does not define the order of a subquery's
+    rows either (docs/semantics.md, arbitrary choices). Compared as sets, the outermost
+    DISTINCT (over BINARY columns: a folding collation picks one spelling of a group)
+    does not change the result either."""
+    plan = _drop_unread(plan, semantics == "list")
+    if semantics != "set":
         return plan
-    while True:
-        if _strippable(plan, semantics):
-            plan = plan.input  # type: ignore[attr-defined]
-        elif isinstance(plan, R.Project) and _strippable(plan.input, semantics):
-            return replace(plan, input=outer_order_and_distinct(plan.input, semantics))
-        else:
-            return plan
+    if _plain_distinct(plan):
+        return outer_order_and_distinct(plan.input, semantics)  # type: ignore[attr-defined]
+    if isinstance(plan, R.Project) and _plain_distinct(plan.input):
+        return replace(plan, input=outer_order_and_distinct(plan.input.input, semantics))
+    return plan
 
 
-def _strippable(plan: R.Rel, semantics: str) -> bool:
-    if isinstance(plan, R.Sort):
-        return plan.limit is None and plan.offset == 0
-    return (isinstance(plan, R.Distinct) and semantics == "set"
-            and all(c == BINARY for c in R.collation_names(plan.columns)))
+def _plain_distinct(plan: R.Rel) -> bool:
+    return isinstance(plan, R.Distinct) and all(
+        c == BINARY for c in R.collation_names(plan.columns))
+
+
+def _drop_unread(node: Any, observed: bool) -> Any:
+    """``node`` without the unread sorts below it; ``observed``: whether the order of
+    its rows can reach the result (or a scalar subquery's first row)."""
+    if isinstance(node, tuple):
+        out = tuple(_drop_unread(x, observed) for x in node)
+        return node if all(a is b for a, b in zip(out, node, strict=True)) else out
+    if isinstance(node, R.Recursive) or not isinstance(node, (S.Expr, *R.NODES)):
+        return node  # a recursion's rounds: SQLite's queue, left as written
+    if (isinstance(node, R.Sort) and not observed and node.limit is None
+            and node.offset == 0):
+        return _drop_unread(node.input, False)
+    changes = {}
+    for f in fields(node):
+        if not f.init:
+            continue
+        old = getattr(node, f.name)
+        reads = _reads_order(node, observed) if isinstance(old, R.Rel) else False
+        new = _drop_unread(old, reads)
+        if new is not old:
+            changes[f.name] = new
+    return replace(node, **changes) if changes else node
+
+
+def _reads_order(parent: Any, observed: bool) -> bool:
+    """Whether the order of ``parent``'s input rows can matter. Conservative: a window
+    (its peers), a sort with LIMIT (its ties), GROUP_CONCAT and a bare column (their
+    row of choice) and a scalar subquery (its first row) read it; the operators that
+    pass rows on in the order they came (projection, filter, join, DISTINCT, compound)
+    read it where their own order is read."""
+    if isinstance(parent, S.ScalarSubquery | R.Window):
+        return True
+    if isinstance(parent, S.Expr):  # IN (subquery), EXISTS
+        return False
+    if isinstance(parent, R.Sort):
+        return observed or parent.limit is not None or parent.offset != 0
+    if isinstance(parent, R.Aggregate):
+        return any(a.func in ("GROUP_CONCAT", "BARE") for a in parent.aggs)
+    return observed
