@@ -641,9 +641,10 @@ class Checker:
         k = _rows_per_table(found.rows)
         self._record_cex(result, k, found.rows, found.validation)
         result.cex_found_by = "random search"
+        endless = f" ({found.validation.note})" if found.validation.pred_rows is None else ""
         return self._done(result, Verdict.NOT_EQUIVALENT, (
             f"counterexample with at most {k} row{'s' if k != 1 else ''} per table, found "
-            f"by random search and confirmed by SQLite{note}"), start)
+            f"by random search and confirmed by SQLite{endless}{note}"), start)
 
     def _done(self, result: CheckResult, verdict: Verdict, reason: str, start: float
               ) -> CheckResult:

@@ -31,11 +31,13 @@ from sqlglot.tokens import TokenType
 from spotit.encodings.calendar import date_text_parts
 from spotit.encodings.equivalence import Semantics
 from spotit.ir.types import INT64_MAX, INT64_MIN, Domain
+from spotit.nontermination import never_stops
 from spotit.schema import Column, Schema, Table
 from spotit.validate import (
     Deadline,
     Rows,
     Validation,
+    build_database,
     insert_rows,
     results_differ,
     validate,
@@ -735,11 +737,15 @@ def confirmed_databases(schema: Schema, gold: str, pred: str, semantics: Semanti
     stop = time.monotonic() + seconds
     conn = schema.create_database()
     try:
+        hung: list[list[tuple]] = []  # the gold's rows where the prediction did not stop
         for i in range(trials):
             if time.monotonic() > stop:
                 break
             rows = sampler.database()
-            if not _differs_once(conn, schema, rows, gold, pred, semantics, nonempty, stop):
+            if not _differs_once(conn, schema, rows, gold, pred, semantics, nonempty, stop,
+                                 hung):
+                if hung and (endless := _endless(schema, rows, pred, hung.pop())):
+                    yield ProbeResult(rows, endless, i + 1)
                 continue
             # a query may run for ever on some database (a recursion around a cycle):
             # each run gets what is left of the search's time, and a second at least
@@ -784,19 +790,25 @@ def returns_a_row(schema: Schema, sql: str, *, trials: int = 200, seconds: float
 
 def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: str,
                   pred: str, semantics: Semantics, nonempty: set[str] | None = None,
-                  stop: float | None = None) -> bool:
+                  stop: float | None = None, hung: list | None = None) -> bool:
     """One cheap run in a transaction that is rolled back afterwards.
 
     SQLite is interrupted at ``stop`` (a query may run for ever even on a tiny
-    database: a recursive CTE that counts to a billion)."""
+    database: a recursive CTE that counts to a billion); where the gold stopped and
+    the prediction was interrupted, the gold's rows are put in ``hung``."""
     try:
         conn.execute("SAVEPOINT probe")
         insert_rows(conn, schema, rows)
         if _breaks_dependencies(conn, schema):
             return False
-        with Deadline(conn, stop):
+        with Deadline(conn, stop) as deadline:
             g = conn.execute(gold).fetchall()
-            p = conn.execute(pred).fetchall()
+            try:
+                p = conn.execute(pred).fetchall()
+            except sqlite3.OperationalError:
+                if deadline.fired and hung is not None:
+                    hung.append(g)
+                raise
         if nonempty is not None:
             nonempty.update(side for side, r in (("gold", g), ("pred", p)) if r)
         return results_differ(g, p, semantics)
@@ -805,6 +817,27 @@ def _differs_once(conn: sqlite3.Connection, schema: Schema, rows: Rows, gold: st
     finally:
         conn.execute("ROLLBACK TO probe")
         conn.execute("RELEASE probe")
+
+
+ENDLESS_SECONDS = 1.0  # for SQLite to show that a prediction it interrupted never stops
+
+
+def _endless(schema: Schema, rows: Rows, pred: str, gold_rows: list[tuple]
+             ) -> Validation | None:
+    """A confirmed difference where the gold returned ``gold_rows`` and the prediction,
+    interrupted, is shown never to stop (``spotit.nontermination``); None if not shown."""
+    try:
+        conn = build_database(schema, rows)
+    except (sqlite3.Error, UnicodeEncodeError):
+        return None
+    try:
+        why = never_stops(conn, pred, time.monotonic() + ENDLESS_SECONDS)
+    finally:
+        conn.close()
+    if why is None:
+        return None
+    return Validation(True, gold_rows, None, f"the prediction never stops on this "
+                      f"database: {why}")
 
 
 def _assumes_dependencies(schema: Schema) -> bool:

@@ -100,8 +100,11 @@ def format_result(res: CheckResult, schema: Schema | None = None, *, gold: str =
         lines.append("")
         lines.append(f"gold result ({_count(res.gold_result)}):")
         lines.append(_result_table(res.gold_result, res.gold_columns))
-        lines.append(f"predicted result ({_count(res.pred_result)}):")
-        lines.append(_result_table(res.pred_result, res.pred_columns))
+        if res.pred_result is None:  # a prediction shown never to stop (the reason says why)
+            lines.append("predicted result: none, the prediction never stops on this database")
+        else:
+            lines.append(f"predicted result ({_count(res.pred_result)}):")
+            lines.append(_result_table(res.pred_result, res.pred_columns))
         if schema is not None and res.cex_rows is not None:
             lines.append("")
             lines.append("-- SQLite script that rebuilds it:")

@@ -1,0 +1,87 @@
+"""A prediction that never stops: shown by SQLite (a recursive CTE that makes a row out
+of an earlier row equal to it, under UNION ALL), and only then claimed."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+
+from spotit.nontermination import never_stops
+from spotit.pipeline import check
+from spotit.report import format_result
+from spotit.schema import schema_from_ddl
+from spotit.validate import run_query
+
+RECURSION = "WITH RECURSIVE r(n) AS (SELECT {init} UNION {all} SELECT {step} FROM r{where}) "
+
+
+def _query(init="1", all_="ALL", step="n", where="", outer="SELECT COUNT(*) FROM r"):
+    return RECURSION.format(init=init, all=all_, step=step, where=where) + outer
+
+
+def _shown(sql: str) -> str | None:
+    conn = sqlite3.connect(":memory:")
+    try:
+        return never_stops(conn, sql, time.monotonic() + 1)
+    finally:
+        conn.close()
+
+
+def _stops(sql: str) -> bool:
+    conn = sqlite3.connect(":memory:")
+    try:
+        return not isinstance(run_query(conn, sql, 0.5), str)
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("sql", [
+    _query(),  # 1 makes 1
+    _query(init="0", step="1 - n"),  # 0 makes 1 makes 0
+    _query(init="'a,'", step="substr(n, instr(n, ',x') + 1)"),  # instr is 0: the same text
+])
+def test_a_row_made_out_of_an_equal_row_never_stops(sql):
+    assert not _stops(sql)  # SQLite does not finish (half a second on one row)
+    why = _shown(sql)
+    assert why is not None and "recursive CTE r" in why
+
+
+@pytest.mark.parametrize("sql,why", [
+    (_query(all_=""), "UNION drops the copy: one row"),
+    (_query(outer="SELECT n FROM r LIMIT 3"), "the LIMIT stops the reading"),
+    (_query(outer="SELECT (SELECT n FROM r)"), "a scalar subquery stops at its first row"),
+    (_query(step="n * 1.0", where=" WHERE typeof(n) = 'integer'"),
+     "1.0 is not the INTEGER 1: two rows"),
+    (_query(step="n", where=" WHERE n > 1"), "the step makes nothing out of 1"),
+])
+def test_what_stops_is_not_claimed(sql, why):
+    assert _stops(sql), why
+    assert _shown(sql) is None, why
+
+
+def test_a_recursion_that_only_grows_is_not_claimed():
+    """n + 1 never repeats a row: it does not stop, but no row proves it here."""
+    sql = _query(step="n + 1")
+    assert not _stops(sql)
+    assert _shown(sql) is None
+
+
+SPLIT = ("WITH RECURSIVE s(id, item, rest) AS (SELECT id, '', csv || ',' FROM t "
+         "UNION ALL SELECT id, TRIM(SUBSTR(rest, 1, INSTR(rest, ',') - 1)), "
+         "SUBSTR(rest, INSTR(rest, ',') + 1) FROM s WHERE rest {op} '') "
+         "SELECT id, COUNT(*) FROM s GROUP BY id")
+
+
+def test_a_splitter_that_never_stops_is_refuted_with_the_reason():
+    """``rest >= ''`` holds of '' too: the row (id, '', '') makes itself for ever
+    (by hand: TRIM(SUBSTR('', 1, -1)) and SUBSTR('', 1) are ''), while the gold splits
+    each list and stops."""
+    schema = schema_from_ddl("CREATE TABLE t (id INTEGER, csv TEXT);")
+    res = check(schema, SPLIT.format(op="<>"), SPLIT.format(op=">="), bound=2, timeout=60)
+    assert res.verdict.value == "not_equivalent", res.reason
+    assert "never stops" in res.reason and "recursive CTE s" in res.reason
+    assert res.pred_result is None and res.gold_result
+    shown = format_result(res, schema)
+    assert "predicted result: none, the prediction never stops" in shown
