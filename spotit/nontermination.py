@@ -11,37 +11,52 @@ in the CTE stops it: neither is proved here.)
 SQLite checks it: the CTE is run with one more column, each row's *ancestry* (its
 ancestors' values, each serialised with its storage class and in hex, so that no two
 different rows read alike), and a row found among its own ancestors is the proof. The
-query must read the whole of the CTE for the query not to stop either: one with a
-LIMIT that no ORDER BY needs, or with the CTE under EXISTS or a scalar subquery (which
-stop at a first row), is not claimed.
+query must also read the whole of the CTE, and reach it: one with a LIMIT, EXISTS, an
+IN or scalar subquery over it (which may stop at a row) is not claimed, and SQLite
+must finish the query with the CTE capped where it does not finish it as written.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import sqlglot
 from sqlglot import exp
 
-from spotit.validate import Deadline
+from spotit.validate import Deadline, run_query
 
 PATH = "spotit_ancestry"
 # functions whose value is not fixed by their arguments and the database
 _VOLATILE = {"RANDOM", "RANDOMBLOB", "CHANGES", "TOTAL_CHANGES", "LAST_INSERT_ROWID"}
 
 
+# rows the recursion is capped at to see that the query's time goes into it, and the
+# time the query is given: it must run out of it, while capped it ends within a quarter
+CAPPED_ROWS = 1000
+RUN_SECONDS = 1.0
+
+
 def never_stops(conn: sqlite3.Connection, sql: str, until: float) -> str | None:
     """Why ``sql`` never stops on the database ``conn`` holds (None: not shown), found
-    by SQLite before the ``time.monotonic()`` instant ``until``."""
+    by SQLite before the ``time.monotonic()`` instant ``until`` (plus RUN_SECONDS and a
+    quarter of it, for the query itself).
+
+    Three runs on SQLite make the claim: a row of a recursive CTE found among its own
+    ancestors (the CTE never ends); the query, which SQLite does not finish within
+    RUN_SECONDS; and the query with that CTE capped at CAPPED_ROWS rows, which it
+    finishes within a quarter of that. The query therefore reads more of the CTE than
+    the cap, and one that reads a CTE only whole (no LIMIT, EXISTS, IN or scalar
+    subquery to stop early; checked on its text) then reads it for ever."""
     try:
         tree = sqlglot.parse_one(sql, dialect="sqlite")
     except sqlglot.errors.ParseError:
         return None
-    if _stops_early(tree) or any((isinstance(f, exp.Anonymous) and f.name.upper() in
-                                 _VOLATILE) or isinstance(f, exp.Rand)
-                                 for f in tree.find_all(exp.Func)):
+    if _stops_early(tree) or "'now'" in sql.lower() or any(
+            (isinstance(f, exp.Anonymous) and f.name.upper() in _VOLATILE)
+            or isinstance(f, exp.Rand) for f in tree.find_all(exp.Func)):
         return None
-    for cte in tree.find_all(exp.CTE):
+    for i, cte in enumerate(tree.find_all(exp.CTE)):
         check = _ancestry_check(cte)
         if check is None or not _read_whole(tree, cte):
             continue
@@ -50,41 +65,55 @@ def never_stops(conn: sqlite3.Connection, sql: str, until: float) -> str | None:
                 found = conn.execute(check).fetchone()  # the row, if any
         except sqlite3.Error:
             continue
-        if found is not None:
-            return (f"its recursive CTE {cte.alias_or_name} makes the row {tuple(found)!r} "
-                    "out of an earlier row equal to it, so UNION ALL adds that row again "
-                    "and again")
+        if found is None or not _time_goes_into(conn, tree, i, sql):
+            continue
+        return (f"its recursive CTE {cte.alias_or_name} makes the row {tuple(found)!r} out "
+                "of an earlier row equal to it, so UNION ALL adds that row again and again")
     return None
 
 
+def _time_goes_into(conn: sqlite3.Connection, tree: exp.Expression, i: int, sql: str
+                    ) -> bool:
+    """SQLite does not finish ``sql`` within RUN_SECONDS, and finishes it within a
+    quarter of that with its ``i``-th CTE capped at CAPPED_ROWS rows."""
+    capped = tree.copy()
+    body = list(capped.find_all(exp.CTE))[i].this
+    body.set("limit", exp.Limit(expression=exp.Literal.number(CAPPED_ROWS)))
+    if isinstance(run_query(conn, capped.sql(dialect="sqlite"), RUN_SECONDS / 4), str):
+        return False  # an error, or out of time even so
+    with Deadline(conn, time.monotonic() + RUN_SECONDS) as deadline:
+        try:
+            conn.execute(sql).fetchall()
+        except sqlite3.Error:
+            return deadline.fired
+    return False  # it finished
+
+
 def _stops_early(tree: exp.Expression) -> bool:
-    """A LIMIT with no ORDER BY to sort the whole input first, an EXISTS: the query may
-    stop before it has read a CTE to its end."""
-    for select in tree.find_all(exp.Select, exp.Union):
-        if select.args.get("limit") is not None and not select.args.get("order"):
-            cte = select.find_ancestor(exp.CTE)
-            if cte is None or select is not cte.this:
-                return True
-    return any(True for _ in tree.find_all(exp.Exists))
+    """A LIMIT or OFFSET anywhere, an EXISTS: the query may stop before it has read a
+    CTE to its end."""
+    return any(q.args.get("limit") is not None or q.args.get("offset") is not None
+               for q in tree.find_all(exp.Select, exp.Union)) \
+        or any(True for _ in tree.find_all(exp.Exists))
 
 
 def _read_whole(tree: exp.Expression, cte: exp.CTE) -> bool:
-    """Whether every use of ``cte`` outside its own body is a FROM or JOIN of a SELECT
-    that is not a scalar subquery (which stops at its first row)."""
+    """Whether ``cte`` is used outside its own body, and only in FROM and JOIN clauses
+    of queries that are FROM or JOIN subqueries themselves, up to the outermost: not
+    in a scalar subquery (which stops at its first row), IN or EXISTS."""
     name = cte.alias_or_name.lower()
     uses = [t for t in tree.find_all(exp.Table)
             if t.name.lower() == name and not t.args.get("db")
             and t.find_ancestor(exp.CTE) is not cte]
-    if not uses:
-        return False
     for t in uses:
-        select = t.find_ancestor(exp.Select)
-        sub = select.parent if select is not None else None
-        while isinstance(sub, exp.Union):
-            sub = sub.parent
-        if isinstance(sub, exp.Subquery) and not isinstance(sub.parent, (exp.From, exp.Join)):
-            return False  # a scalar subquery or IN: a scalar subquery stops at a row
-    return True
+        node = t
+        while node.parent is not None:
+            node = node.parent
+            if isinstance(node, exp.In | exp.Exists) or (
+                    isinstance(node, exp.Subquery)
+                    and not isinstance(node.parent, exp.From | exp.Join)):
+                return False
+    return bool(uses)
 
 
 def _ancestry_check(cte: exp.CTE) -> str | None:

@@ -85,3 +85,20 @@ def test_a_splitter_that_never_stops_is_refuted_with_the_reason():
     assert res.pred_result is None and res.gold_result
     shown = format_result(res, schema)
     assert "predicted result: none, the prediction never stops" in shown
+
+
+def test_an_endless_cte_the_query_never_reaches_is_not_claimed():
+    """r never ends, but t is empty, so the LEFT JOIN never reads it: the time SQLite
+    spends is big's count to three million, and the query stops. Capped at a thousand
+    rows, r changes nothing and the query is as slow: no claim (whatever the machine's
+    speed). (With an inner join SQLite reads r first, and never stops.)"""
+    sql = ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n FROM r), "
+           "big(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM big WHERE x < 3000000) "
+           "SELECT COUNT(*) FROM big UNION ALL SELECT COUNT(*) FROM t LEFT JOIN r ON t.a = r.n")
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (a INTEGER)")
+    try:
+        assert never_stops(conn, sql, time.monotonic() + 1) is None
+        assert conn.execute(sql).fetchall() == [(3000000,), (0,)]  # it stops
+    finally:
+        conn.close()
