@@ -105,3 +105,51 @@ def test_a_computed_month_move_starts_from_the_date_as_written():
         out = check_pinned(PinnedCase((("d", "TEXT"), ("n", "INTEGER")), ("2021-02-30", 1),
                                       expr))
         assert (out.kind, out.exact) == ("ok", True), out
+
+
+# 'unixepoch': the number before it is seconds since 1970-01-01 00:00:00
+UNIX = [1700000000, 0, -1, 86399, 86400, -86401, -210866760000, -210866760001,
+        253402300799, 253402300800, None]
+
+
+def test_sqlite_reads_unixepoch_so():
+    """SQLite's answers these tests stand on (3.40): a day's second by floor division,
+    Julian day 0 at noon the first second it takes, 9999's last second the last; only
+    right after the number; date text is no number."""
+    conn = sqlite3.connect(":memory:")
+
+    def q(sql):
+        return conn.execute(f"SELECT {sql}").fetchone()[0]
+    assert q("DATETIME(1700000000, 'unixepoch')") == "2023-11-14 22:13:20"
+    assert q("DATETIME(-1, 'unixepoch')") == "1969-12-31 23:59:59"
+    assert q("DATETIME(-210866760000, 'unixepoch')") == "-4713-11-24 12:00:00"
+    assert q("DATETIME(-210866760001, 'unixepoch')") is None
+    assert q("DATETIME(253402300800, 'unixepoch')") is None
+    assert q("DATETIME(0, '+1 day', 'unixepoch')") is None
+    assert q("DATETIME('2020-01-01', 'unixepoch')") is None
+
+
+@pytest.mark.parametrize("n", UNIX)
+@pytest.mark.parametrize("call", ["DATETIME(n, 'unixepoch')", "DATE(n, 'UnixEpoch', '+1 month')",
+                                  "STRFTIME('%s %Y %H', n, 'unixepoch')",
+                                  "TIME(n, 'unixepoch', 'start of day', '+1 second')",
+                                  "DATETIME(n, '+1 day', 'unixepoch')"])
+def test_unixepoch_of_an_integer_is_exact(call, n):
+    out = check_pinned(PinnedCase((("n", "INTEGER"),), (n,), call))
+    assert (out.kind, out.exact) == ("ok", True), out
+
+
+@pytest.mark.parametrize("column", [("REAL", 1.5), ("REAL", -0.0005), ("TEXT", "1700000000"),
+                                    ("TEXT", " 17 "), ("TEXT", "abc"), ("DATE", "2020-01-01")])
+def test_unixepoch_of_another_value_admits_sqlites_answer(column):
+    typ, v = column
+    out = check_pinned(PinnedCase((("n", typ),), (v,), "UNIXEPOCH(n, 'unixepoch')"))
+    assert out.kind == "ok", out
+
+
+def test_localtime_after_unixepoch_is_refused():
+    """Seconds since 1970 may lie before the year 0, where SQLite's 'localtime' maps
+    years (tests/test_time_zone.py): refused by name, as any value that may lie there."""
+    out = check_pinned(PinnedCase((("n", "INTEGER"),), (1700000000,),
+                                  "DATETIME(n, 'unixepoch', 'localtime')"))
+    assert out.kind == "unsupported" and "localtime" in out.detail, out

@@ -63,6 +63,8 @@ from spotit.smt import ops
 
 SECONDS_PER_DAY = 86400
 LAST_DAY = 5373484  # 9999-12-31
+# the seconds since 1970 SQLite's 'unixepoch' takes: Julian day 0 at noon to 9999's end
+UNIX_FIRST, UNIX_END = -210866760000, 253402300800
 
 
 # ---------------------------------------------------------------------- time values
@@ -547,10 +549,18 @@ def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
     one that needs the civil date of a Julian day out of range is an error, and the
     result must be in range (``DATE(0, 'start of year')`` is NULL: before day 0)."""
     b = enc.b
-    tv = time_value(enc, args[0])
-    in_range = _always_in_range(args[0])
-    civil = True  # SQLite holds the civil date (read from text, or a 'start of')
-    for i, mod in enumerate(args[1:]):
+    first = 1
+    if len(args) > 1 and _is_unixepoch(args[1]):
+        tv, in_range, civil, first = unix_time_value(enc, args[0]), False, False, 2
+    else:
+        tv = time_value(enc, args[0])
+        in_range = _always_in_range(args[0])
+        civil = True  # SQLite holds the civil date (read from text, or a 'start of')
+    for i, mod in enumerate(args[first:], start=first - 1):
+        if _is_unixepoch(mod):
+            # only right after a number: anywhere else SQLite's modifier fails (NULL)
+            tv = replace(tv, null=b.TRUE)
+            continue
         if isinstance(mod, ComputedMove):
             if mod.unit in ("month", "year") and not civil and not in_range:
                 tv = _checked(b, tv)  # as for a constant move: the civil date first
@@ -578,6 +588,47 @@ def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
                 _add_seconds(enc.b, tv, 0)
             civil = False
     return tv if in_range else _checked(b, tv)
+
+
+def _is_unixepoch(mod: Value | ComputedMove) -> bool:
+    """The modifier 'unixepoch' (any case, nothing around it, as SQLite matches it)."""
+    return (not isinstance(mod, ComputedMove) and mod.is_constant()
+            and isinstance(mod.constant(), str) and mod.constant().lower() == "unixepoch")
+
+
+def unix_time_value(enc: Encoder, v: Value) -> TimeValue:
+    """``v`` read as seconds since 1970-01-01 00:00:00 (the modifier 'unixepoch' right
+    after it): SQLite takes the number ``v`` reads as (an INTEGER, a REAL, numeric
+    text), as milliseconds ``s * 1000 + 210866760000000`` rounded, valid from Julian
+    day 0 (-4713-11-24 12:00:00) to the end of 9999; date text is no number (NULL).
+    An INTEGER is exact (its day and second of the day by floor division); a REAL or
+    a text's number is a function of it (over-approximated)."""
+    b = enc.b
+    cases: list[tuple[FNode, TimeValue]] = []
+    for a in v.alts:
+        if a.date is not None:  # date text ('2020-01-01') is not a number: NULL
+            cases.append((a.guard, TimeValue(b.TRUE, b.int(0), b.int(0))))
+        elif a.cls is StorageClass.INTEGER:
+            s = a.term
+            ok = b.and_(b.le(b.int(UNIX_FIRST), s), b.lt(s, b.int(UNIX_END)))
+            days = b.floordiv(s, SECONDS_PER_DAY)
+            secs = b.minus(s, b.times(days, b.int(SECONDS_PER_DAY)))
+            cases.append((a.guard, TimeValue(b.not_(ok), secs, b.plus(b.int(epoch_day()),
+                                                                      days))))
+        else:
+            enc.approximate("'unixepoch' of a REAL or of text")
+            kind = "text" if a.cls is StorageClass.TEXT else "real"  # one function each
+            cases.append((a.guard, TimeValue(
+                _uf(enc, f"unix_null_{kind}", BOOL, a.term),
+                _uf(enc, f"unix_secs_{kind}", INT, a.term),
+                _uf(enc, f"unix_day_{kind}", INT, a.term),
+                ms=_free_ms(enc, f"unix_ms_{kind}", a.term))))
+    if not cases:
+        return TimeValue(b.TRUE, b.int(0), b.int(0))
+    out = cases[-1][1]
+    for guard, tv in reversed(cases[:-1]):
+        out = _choose_tv(b, guard, tv, out)
+    return replace(out, null=b.or_(v.null, out.null))
 
 
 def _modifier_kind(parsed: tuple[str, str, int] | None) -> str:
@@ -859,11 +910,15 @@ def _directive(enc: Encoder, k: str, tv: TimeValue, p: dict[str, FNode]) -> FNod
     raise Unsupported(f"STRFTIME directive %{k}")
 
 
+def epoch_day() -> int:
+    """The Julian day number of 1970-01-01, whose midnight Unix time counts from."""
+    return 2440587 if planted("unix-epoch-day-off") else 2440588
+
+
 def _unix_seconds(b: Builder, tv: TimeValue) -> FNode:
     """Whole seconds since 1970-01-01 00:00:00 (SQLite: ``iJD / 1000 - 210866760000``,
-    the milliseconds dropped); Julian day 2440588 starts at that midnight."""
-    epoch_day = 2440587 if planted("unix-epoch-day-off") else 2440588
-    return b.plus(b.times(b.minus(tv.day(b), b.int(epoch_day)), b.int(SECONDS_PER_DAY)),
+    the milliseconds dropped)."""
+    return b.plus(b.times(b.minus(tv.day(b), b.int(epoch_day())), b.int(SECONDS_PER_DAY)),
                   tv.secs)
 
 

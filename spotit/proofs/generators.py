@@ -166,7 +166,8 @@ _MONTH_STEPS = st.sampled_from(["'+1 month'", "'-1 month'", "'+2 months'", "'-3 
                                 "'+13 months'", "'+1 year'", "'-1 year'"])
 _OTHER_STEPS = st.sampled_from(["'+1 day'", "'-1 day'", "'start of month'", "'start of year'",
                                 "'start of day'", "'+3 hours'", "'-90 minutes'",
-                                "'+30 seconds'", "'localtime'", "'utc'", "'-5373485 days'"])
+                                "'+30 seconds'", "'localtime'", "'utc'", "'-5373485 days'",
+                                "'unixepoch'", "'UnixEpoch'"])
 _LITERALS: dict[str, st.SearchStrategy[str]] = {
     "num": st.one_of(int_values, real_values).map(sql_literal),
     # SUBSTR's positions: negative ones (counted from the end), 0 (one character
@@ -182,7 +183,11 @@ _LITERALS: dict[str, st.SearchStrategy[str]] = {
         datetime_texts.map(sql_literal),
         st.sampled_from(["'now'", "'2020-02-30'", "'2020-01-01T10:00'", "'12:30'",
                          "2459000.5", "'x'", "'2010-07-19 19:37:33.1234'",
-                         "'2010-07-19T19:37:33.5'"]),
+                         "'2010-07-19T19:37:33.5'",
+                         # seconds since 1970, for 'unixepoch': a day's end, before 1970,
+                         # the first and last seconds SQLite takes, and one past
+                         "1700000000", "86399", "-1", "-210866760000", "253402300799",
+                         "253402300800", "'1700000000'"]),
     ),
     "fmt": st.sampled_from(["'%Y'", "'%m'", "'%d'", "'%Y-%m'", "'%H'", "'%M'", "'%S'",
                             "'%Y-%m-%d'", "'%H:%M:%S'", "'%j'", "'%w'", "'%s'", "'%J'",
