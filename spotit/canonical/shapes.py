@@ -165,10 +165,13 @@ def _drop_unread(node: Any, observed: bool) -> Any:
 
 def _reads_order(parent: Any, observed: bool) -> bool:
     """Whether the order of ``parent``'s input rows can matter. Conservative: a window
-    (its peers), a sort with LIMIT (its ties), GROUP_CONCAT and a bare column (their
-    row of choice) and a scalar subquery (its first row) read it; the operators that
-    pass rows on in the order they came (projection, filter, join, DISTINCT, compound)
-    read it where their own order is read."""
+    (its peers), a sort with LIMIT (its ties), a scalar subquery (its first row), a
+    GROUP BY unless it only counts and takes MIN/MAX under BINARY (GROUP_CONCAT and a
+    bare column take a row of choice, MIN/MAX under NOCASE the first of 'a' and 'A',
+    SUM/TOTAL/AVG of REALs round in the order they add), DISTINCT and a compound that
+    drops duplicates under a folding collation (the first spelling stays) read it; the
+    operators that pass rows on in the order they came (projection, filter, join,
+    DISTINCT, compound) read it where their own order is read."""
     if isinstance(parent, S.ScalarSubquery | R.Window):
         return True
     if isinstance(parent, S.Expr):  # IN (subquery), EXISTS
@@ -176,5 +179,14 @@ def _reads_order(parent: Any, observed: bool) -> bool:
     if isinstance(parent, R.Sort):
         return observed or parent.limit is not None or parent.offset != 0
     if isinstance(parent, R.Aggregate):
-        return any(a.func in ("GROUP_CONCAT", "BARE") for a in parent.aggs)
+        return not (all(S.collation_name(k) == BINARY for k in parent.keys) and all(
+            a.func == "COUNT" or (a.func in ("MIN", "MAX") and a.arg is not None
+                                  and S.collation_name(a.arg) == BINARY)
+            for a in parent.aggs))
+    if isinstance(parent, R.Distinct) and any(
+            c != BINARY for c in R.collation_names(parent.columns)):
+        return True
+    if isinstance(parent, R.SetOp) and not (parent.op == "UNION" and parent.all) and any(
+            c != BINARY for c in R.compound_collations(parent)):
+        return True
     return observed
