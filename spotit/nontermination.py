@@ -6,18 +6,27 @@ sees only that row (and the database, which does not change), so two rows with t
 same values (and storage classes) make the same rows. Hence if a row makes, through
 one or more steps, a row equal to itself, that row is made again and again: UNION ALL
 keeps every copy, and the queue never empties. (UNION would drop the copy, and a LIMIT
-in the CTE stops it: neither is proved here.)
+in the CTE stops it: neither is claimed.)
 
 SQLite checks it: the CTE is run with one more column, each row's *ancestry* (its
-ancestors' values, each serialised with its storage class and in hex, so that no two
-different rows read alike), and a row found among its own ancestors is the proof. The
-query must also read the whole of the CTE, and reach it: one with a LIMIT, EXISTS, an
-IN or scalar subquery over it (which may stop at a row) is not claimed, and SQLite
-must finish the query with the CTE capped where it does not finish it as written.
+ancestors' values, each serialised with its storage class, text and numbers in hex,
+so that no two different rows read alike), and a row found among its own ancestors is
+the proof. The query must also read the whole of the CTE, and reach it: SQLite must
+not finish the query as written within RUN_SECONDS while it finishes it within a
+quarter of that with the CTE capped at CAPPED_ROWS rows, and nothing may stop it
+early or later (checked on its text, conservatively): no LIMIT or OFFSET, no EXISTS,
+no IN or scalar subquery reading the CTE (directly or through another CTE), no
+window function over its rows (a running sum over repeated rows overflows: an error,
+which stops the query), no function
+whose value is not fixed by its arguments and the database (RANDOM(), the clock).
+Only a CTE of the query's own WITH is tried, and only where sqlglot writes the query
+back as SQLite compiles it (the same EXPLAIN program): the instrumented copies are
+written by sqlglot.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 
@@ -27,58 +36,97 @@ from sqlglot import exp
 from spotit.validate import Deadline, run_query
 
 PATH = "spotit_ancestry"
-# functions whose value is not fixed by their arguments and the database
-_VOLATILE = {"RANDOM", "RANDOMBLOB", "CHANGES", "TOTAL_CHANGES", "LAST_INSERT_ROWID"}
-
-
-# rows the recursion is capped at to see that the query's time goes into it, and the
-# time the query is given: it must run out of it, while capped it ends within a quarter
 CAPPED_ROWS = 1000
 RUN_SECONDS = 1.0
+MAX_TRIED = 3  # CTEs whose ancestry is searched, at most
+# functions whose value is not fixed by their arguments and the database (the date
+# functions read the clock where a value is 'now'); a column so named is refused too
+_VOLATILE = re.compile(r"\b(random|randomblob|changes|total_changes|last_insert_rowid|date|"
+                       r"time|datetime|julianday|strftime|unixepoch|current_date|"
+                       r"current_time|current_timestamp)\b", re.IGNORECASE)
+_MARK = "spotit_mark_{}"  # string literals replaced by hand-written SQL after rendering
 
 
 def never_stops(conn: sqlite3.Connection, sql: str, until: float) -> str | None:
-    """Why ``sql`` never stops on the database ``conn`` holds (None: not shown), found
-    by SQLite before the ``time.monotonic()`` instant ``until`` (plus RUN_SECONDS and a
-    quarter of it, for the query itself).
-
-    Three runs on SQLite make the claim: a row of a recursive CTE found among its own
-    ancestors (the CTE never ends); the query, which SQLite does not finish within
-    RUN_SECONDS; and the query with that CTE capped at CAPPED_ROWS rows, which it
-    finishes within a quarter of that. The query therefore reads more of the CTE than
-    the cap, and one that reads a CTE only whole (no LIMIT, EXISTS, IN or scalar
-    subquery to stop early; checked on its text) then reads it for ever."""
+    """Why ``sql`` never stops on the database ``conn`` holds (None: not shown). The
+    ancestry searches end at the ``time.monotonic()`` instant ``until``; the query's two
+    timed runs take RUN_SECONDS and a quarter of it more."""
     try:
-        tree = sqlglot.parse_one(sql, dialect="sqlite")
-    except sqlglot.errors.ParseError:
+        return _never_stops(conn, sql, until)
+    except Exception:  # a proof that cannot be built is no proof
         return None
-    if _stops_early(tree) or "'now'" in sql.lower() or any(
-            (isinstance(f, exp.Anonymous) and f.name.upper() in _VOLATILE)
-            or isinstance(f, exp.Rand) for f in tree.find_all(exp.Func)):
+
+
+def _never_stops(conn: sqlite3.Connection, sql: str, until: float) -> str | None:
+    if _VOLATILE.search(sql):
         return None
-    for i, cte in enumerate(tree.find_all(exp.CTE)):
-        check = _ancestry_check(cte)
-        if check is None or not _read_whole(tree, cte):
+    tree = sqlglot.parse_one(sql, dialect="sqlite")
+    key = "with_" if tree.args.get("with_") is not None else "with"
+    with_ = tree.args.get(key)
+    if (with_ is None or len(list(tree.find_all(exp.With))) != 1
+            or any(True for _ in tree.find_all(exp.Exists))
+            or any(n.args.get("limit") is not None or n.args.get("offset") is not None
+                   for n in tree.walk())):
+        return None
+    names = [c.alias_or_name.lower() for c in with_.expressions]
+    if len(set(names)) != len(names) or not _faithful(conn, tree, sql):
+        return None
+    tried = 0
+    for i, cte in enumerate(with_.expressions):
+        if tried >= MAX_TRIED or time.monotonic() > until:
+            break
+        check = _ancestry_check(tree, key, i)
+        if check is None or not _read_whole(tree, with_.expressions, i):
             continue
+        tried += 1
         try:
             with Deadline(conn, until):
                 found = conn.execute(check).fetchone()  # the row, if any
         except sqlite3.Error:
             continue
-        if found is None or not _time_goes_into(conn, tree, i, sql):
+        if found is None:
             continue
+        if not _time_goes_into(conn, tree, key, i, sql):
+            return None
         return (f"its recursive CTE {cte.alias_or_name} makes the row {tuple(found)!r} out "
-                "of an earlier row equal to it, so UNION ALL adds that row again and again")
+                "of an earlier row equal to it, so UNION ALL adds that row again and again "
+                "(short of running out of memory)")
     return None
 
 
-def _time_goes_into(conn: sqlite3.Connection, tree: exp.Expression, i: int, sql: str
-                    ) -> bool:
+def _faithful(conn: sqlite3.Connection, tree: exp.Expression, sql: str) -> bool:
+    """Whether sqlglot writes ``tree`` back as SQLite compiles ``sql``: the same EXPLAIN
+    program (a CAST AS BOOLEAN written back AS INTEGER, MOD as %, would not be)."""
+    try:
+        return (_program(conn, sql) == _program(conn, tree.sql(dialect="sqlite")))
+    except sqlite3.Error:
+        return False
+
+
+# names of one SQLite function (sqlglot writes SUBSTR as SUBSTRING)
+_ALIASES = {"substring": "substr", "ceiling": "ceil", "power": "pow", "format": "printf"}
+
+
+def _program(conn: sqlite3.Connection, sql: str) -> list[tuple]:
+    """SQLite's program for ``sql``, a function's name read through its aliases."""
+    out = []
+    for row in conn.execute("EXPLAIN " + sql).fetchall():
+        p4 = row[5]
+        if isinstance(p4, str) and "(" in p4:
+            fn, _, rest = p4.partition("(")
+            p4 = _ALIASES.get(fn.lower(), fn.lower()) + "(" + rest
+        out.append((*row[:5], p4, *row[6:]))
+    return out
+
+
+def _time_goes_into(conn: sqlite3.Connection, tree: exp.Expression, key: str, i: int,
+                    sql: str) -> bool:
     """SQLite does not finish ``sql`` within RUN_SECONDS, and finishes it within a
-    quarter of that with its ``i``-th CTE capped at CAPPED_ROWS rows."""
+    quarter of that with the ``i``-th CTE capped at CAPPED_ROWS rows: the query reads
+    more of the CTE than the cap."""
     capped = tree.copy()
-    body = list(capped.find_all(exp.CTE))[i].this
-    body.set("limit", exp.Limit(expression=exp.Literal.number(CAPPED_ROWS)))
+    capped.args[key].expressions[i].this.set(
+        "limit", exp.Limit(expression=exp.Literal.number(CAPPED_ROWS)))
     if isinstance(run_query(conn, capped.sql(dialect="sqlite"), RUN_SECONDS / 4), str):
         return False  # an error, or out of time even so
     with Deadline(conn, time.monotonic() + RUN_SECONDS) as deadline:
@@ -89,22 +137,37 @@ def _time_goes_into(conn: sqlite3.Connection, tree: exp.Expression, i: int, sql:
     return False  # it finished
 
 
-def _stops_early(tree: exp.Expression) -> bool:
-    """A LIMIT or OFFSET anywhere, an EXISTS: the query may stop before it has read a
-    CTE to its end."""
-    return any(q.args.get("limit") is not None or q.args.get("offset") is not None
-               for q in tree.find_all(exp.Select, exp.Union)) \
-        or any(True for _ in tree.find_all(exp.Exists))
+def _readers(ctes: list[exp.CTE], i: int) -> set[str]:
+    """The ``i``-th CTE's name and those of the CTEs that read it, directly or not."""
+    readers = {ctes[i].alias_or_name.lower()}
+    grew = True
+    while grew:
+        grew = False
+        for c in ctes:
+            name = c.alias_or_name.lower()
+            if name not in readers and any(t.name.lower() in readers and not t.args.get("db")
+                                           for t in c.this.find_all(exp.Table)):
+                readers.add(name)
+                grew = True
+    return readers
 
 
-def _read_whole(tree: exp.Expression, cte: exp.CTE) -> bool:
-    """Whether ``cte`` is used outside its own body, and only in FROM and JOIN clauses
-    of queries that are FROM or JOIN subqueries themselves, up to the outermost: not
-    in a scalar subquery (which stops at its first row), IN or EXISTS."""
-    name = cte.alias_or_name.lower()
+def _read_whole(tree: exp.Expression, ctes: list[exp.CTE], i: int) -> bool:
+    """Whether the ``i``-th CTE is read, directly or through the CTEs that read it,
+    only in FROM and JOIN clauses of queries that are FROM or JOIN subqueries
+    themselves, up to the outermost: never in a scalar subquery (which stops at its
+    first row), IN or EXISTS; and no window function reads its rows (a running sum over
+    repeated rows overflows: an error, which stops the query)."""
+    readers = _readers(ctes, i)
+    for window in tree.find_all(exp.Window):
+        select = window.find_ancestor(exp.Select)
+        if select is None or any(t.name.lower() in readers and not t.args.get("db")
+                                 for t in select.find_all(exp.Table)):
+            return False
     uses = [t for t in tree.find_all(exp.Table)
-            if t.name.lower() == name and not t.args.get("db")
-            and t.find_ancestor(exp.CTE) is not cte]
+            if t.name.lower() in readers and not t.args.get("db")
+            and not (t.name.lower() == ctes[i].alias_or_name.lower()
+                     and t.find_ancestor(exp.CTE) is ctes[i])]
     for t in uses:
         node = t
         while node.parent is not None:
@@ -116,12 +179,13 @@ def _read_whole(tree: exp.Expression, cte: exp.CTE) -> bool:
     return bool(uses)
 
 
-def _ancestry_check(cte: exp.CTE) -> str | None:
-    """The query that finds a row of ``cte`` among its own ancestors, or None when
-    ``cte`` is not a recursion this module reasons about."""
+def _ancestry_check(tree: exp.Expression, key: str, i: int) -> str | None:
+    """The query that finds a row of the ``i``-th CTE among its own ancestors (the
+    query's own WITH, that CTE instrumented), or None when it is not a recursion this
+    module reasons about."""
+    cte = tree.args[key].expressions[i]
     body = cte.this
     if not isinstance(body, exp.Union) or body.args.get("distinct") \
-            or body.args.get("limit") is not None or body.args.get("offset") is not None \
             or body.args.get("order") is not None:
         return None
     init, step = body.left, body.right
@@ -135,51 +199,51 @@ def _ancestry_check(cte: exp.CTE) -> str | None:
                              for e in (*init.expressions, *step.expressions)):
         return None
     alias = cte.args.get("alias")
-    columns = [c.name for c in alias.columns] if alias is not None and alias.columns \
+    listed = bool(alias is not None and alias.columns)
+    columns = [c.name for c in alias.columns] if listed \
         else [e.alias_or_name for e in init.expressions]
-    if not columns or not all(columns) or len(columns) != len(step.expressions):
+    if (not columns or not all(columns) or len(columns) != len(step.expressions)
+            or len({c.lower() for c in columns}) != len(columns)
+            or len(columns) != len(init.expressions)):
         return None
-    ref = refs[0].alias_or_name
-    new_init = init.copy().select(exp.Literal.string("|"), append=True)
-    parent = _serialised([f'"{ref}"."{c}"' for c in columns])
-    new_step = step.copy().select(
-        sqlglot.parse_one(f'"{ref}".{PATH} || {parent} || \'|\'', dialect="sqlite"),
-        append=True)
-    head = ", ".join(f'"{c}"' for c in [*columns, PATH])
-    instrumented = (f'"{name}"({head}) AS ({new_init.sql(dialect="sqlite")} UNION ALL '
-                    f'{new_step.sql(dialect="sqlite")})')
-    earlier = _earlier_ctes(cte)
-    if earlier is None:
-        return None
-    row = _serialised([f'"{c}"' for c in columns])
-    shown = ", ".join(f'"{c}"' for c in columns)
-    return (f"WITH RECURSIVE {', '.join([*earlier, instrumented])} "
-            f"SELECT {shown} FROM \"{name}\" WHERE instr({PATH}, '|' || {row} || '|') > 0 "
-            "LIMIT 1")
+    copy = tree.copy()
+    target = copy.args[key].expressions[i]
+    mark = exp.Literal.string(_MARK.format("init"))
+    target.this.left.select(mark if listed else exp.alias_(mark, PATH, quoted=True),
+                            append=True, copy=False)
+    target.this.right.select(exp.Literal.string(_MARK.format("step")), append=True,
+                             copy=False)
+    if listed:
+        target.args["alias"].append("columns", exp.to_identifier(PATH, quoted=True))
+    main = exp.select(exp.Literal.string(_MARK.format("main")))
+    main.set(key, copy.args[key])
+    ref = _quoted(refs[0].alias_or_name)
+    row = _serialised([_quoted(c) for c in columns])
+    parent = _serialised([f"{ref}.{_quoted(c)}" for c in columns])
+    shown = ", ".join(_quoted(c) for c in columns)
+    text = main.sql(dialect="sqlite")
+    pieces = {
+        "init": "'|'",
+        "step": f"{ref}.{PATH} || {parent} || '|'",
+        "main": (f"{shown} FROM {_quoted(name)} WHERE instr({PATH}, '|' || {row} || '|') > 0 "
+                 "LIMIT 1"),
+    }
+    for part, sql in pieces.items():
+        marker = f"'{_MARK.format(part)}'"
+        if text.count(marker) != 1:
+            return None
+        text = text.replace(marker, sql)
+    return text
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _serialised(columns: list[str]) -> str:
-    """One row's values as hex text: each value's storage class, then its value (text
-    quoted, a REAL to 17 digits, so two different values never read alike)."""
-    parts = [f"typeof({c}) || ':' || CASE typeof({c}) WHEN 'real' THEN printf('%.17g', {c}) "
-             f"ELSE quote({c}) END" for c in columns]
-    return "hex(" + " || ',' || ".join(parts) + ")"
-
-
-def _earlier_ctes(cte: exp.CTE) -> list[str] | None:
-    """The CTEs ``cte`` may read: those before it in its WITH, and before each CTE that
-    holds that WITH, outwards."""
-    out: list[str] = []
-    node: exp.Expression | None = cte
-    while node is not None:
-        with_ = node.parent
-        if not isinstance(with_, exp.With):
-            return None
-        before = []
-        for c in with_.expressions:
-            if c is node:
-                break
-            before.append(c.sql(dialect="sqlite"))
-        out = before + out
-        node = with_.parent.find_ancestor(exp.CTE) if with_.parent is not None else None
-    return out
+    """One row's values as text without '|': each value's storage class, then its
+    value (a REAL to 17 digits, anything else as the hex of its bytes, NULs too), so
+    two different rows never read alike."""
+    return " || ',' || ".join(
+        f"typeof({c}) || ':' || CASE typeof({c}) WHEN 'real' THEN printf('%.17g', {c}) "
+        f"ELSE hex({c}) END" for c in columns)
