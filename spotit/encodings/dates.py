@@ -174,6 +174,12 @@ def time_value(enc: Encoder, v: Value) -> TimeValue:
             cases.append((a.guard, _julian_integer(b, a.term)))
         else:
             cases.append((a.guard, _julian_real(enc, a.term)))
+    return _by_class(b, v, cases)
+
+
+def _by_class(b: Builder, v: Value, cases: list[tuple[FNode, TimeValue]]) -> TimeValue:
+    """The time value of each of ``v``'s storage classes, chosen by its guard (NULL
+    where ``v`` is)."""
     if not cases:
         return TimeValue(b.TRUE, b.int(0), b.int(0))
     out = cases[-1][1]
@@ -623,12 +629,7 @@ def unix_time_value(enc: Encoder, v: Value) -> TimeValue:
                 _uf(enc, f"unix_secs_{kind}", INT, a.term),
                 _uf(enc, f"unix_day_{kind}", INT, a.term),
                 ms=_free_ms(enc, f"unix_ms_{kind}", a.term))))
-    if not cases:
-        return TimeValue(b.TRUE, b.int(0), b.int(0))
-    out = cases[-1][1]
-    for guard, tv in reversed(cases[:-1]):
-        out = _choose_tv(b, guard, tv, out)
-    return replace(out, null=b.or_(v.null, out.null))
+    return _by_class(b, v, cases)
 
 
 def _modifier_kind(parsed: tuple[str, str, int] | None) -> str:
