@@ -164,3 +164,29 @@ def test_refused_shapes():
     conn = sqlite3.connect(":memory:")
     assert not nt._faithful(conn, tree, sql)  # sqlglot writes AS INTEGER: 1.5 becomes 1
     assert _shown(_query(step="n", outer="SELECT COUNT(*) FROM r WHERE random() > 0")) is None
+
+
+def test_a_branch_that_would_raise_an_error_later_is_not_claimed():
+    """From n the step makes n again (a cycle) and n + 1, which raises an integer
+    overflow at 2001: SQLite stops with that error once it gets there (a second
+    helper's review, with a branch SQLite reached in 2 s). Run with UNION, each
+    distinct row once, the query meets the error at once: no claim."""
+    sql = ("WITH RECURSIVE r(n) AS (SELECT 0 UNION ALL SELECT CASE WHEN t.k = 1 THEN r.n "
+           "WHEN r.n > 2000 THEN abs(-9223372036854775807 - 1) ELSE r.n + 1 END "
+           "FROM r, t) SELECT COUNT(*) FROM r")
+    conn = sqlite3.connect(":memory:")
+    conn.executescript("CREATE TABLE t (k INTEGER); INSERT INTO t VALUES (1), (2);")
+    try:
+        assert "overflow" in run_query(conn, sql.replace("UNION ALL", "UNION"), 5)
+        assert never_stops(conn, sql, time.monotonic() + 1) is None
+    finally:
+        conn.close()
+
+
+def test_a_real_in_the_repeated_row_proves_nothing():
+    """SQLite's printf writes 16 digits at most: 1.0 and 1.0000000000000002 read alike,
+    as do 0.0 and -0.0 (a second helper's review)."""
+    conn = sqlite3.connect(":memory:")
+    assert conn.execute("SELECT printf('%.17g', 1.0) = printf('%.17g', 1.0000000000000002),"
+                        " 1.0 = 1.0000000000000002").fetchone() == (1, 0)
+    assert _shown(_query(init="1.5")) is None  # 1.5 makes 1.5 for ever: not claimed
