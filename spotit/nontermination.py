@@ -97,7 +97,7 @@ def _never_stops(conn: sqlite3.Connection, sql: str, until: float) -> str | None
             return None
         return (f"its recursive CTE {cte.alias_or_name} makes the row {tuple(found)!r} out "
                 "of an earlier row equal to it, so UNION ALL adds that row again and again "
-                "(short of running out of memory)")
+                "(short of running out of memory or disk)")
     return None
 
 
