@@ -4,7 +4,7 @@ that keep their meaning, and against mutations that change it.
 Plain script, not a test::
 
     python benchmarks/spider2_selfcheck.py [--bound 3] [--timeout 60] [--only local219]
-        [--json out.json]
+        [--kinds operator ...] [--every-site] [--json out.json]
 
 Data: ``../shared/data/spider2`` (or ``$SPOTIT_SPIDER2_DIR``): ``local_tasks.jsonl``,
 ``gold/<instance_id>.sql``, ``schemas/<db>.sql``. Per gold query:
@@ -45,8 +45,9 @@ KEEPING = ("flip", "commute", "between")
 CHANGING = ("operator", "constant", "drop", "limit", "direction")
 
 
-def variants(sql: str) -> list[tuple[str, str, bool]]:
-    """(kind, query, keeps the meaning) for the gold ``sql``."""
+def variants(sql: str, every_site: bool = False) -> list[tuple[str, str, bool]]:
+    """(kind, query, keeps the meaning) for the gold ``sql``; a mutation at the middle
+    site of its kind, or (``every_site``) one per site."""
     out = [("self", sql, True),
            ("where-true", f"SELECT * FROM (\n{sql.strip().rstrip(';')}\n) AS w WHERE 1 = 1", True)]
     try:
@@ -58,9 +59,10 @@ def variants(sql: str) -> list[tuple[str, str, bool]]:
         at = [i for i, (k, _) in enumerate(sites) if k == kind]
         if not at:
             continue
-        t = tree.copy()
-        _mutate(kind, _sites(t)[at[len(at) // 2]][1], 1)
-        out.append((kind, t.sql(dialect="sqlite"), kind in KEEPING))
+        for site in (at if every_site and kind in CHANGING else [at[len(at) // 2]]):
+            t = tree.copy()
+            _mutate(kind, _sites(t)[site][1], 1)
+            out.append((kind, t.sql(dialect="sqlite"), kind in KEEPING))
     renamed = tree.copy()
     # table and subquery aliases, not the names of CTEs (FROM refers to those)
     ctes = {a.name for a in renamed.find_all(exp.TableAlias) if isinstance(a.parent, exp.CTE)}
@@ -139,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--kinds", nargs="*", help="only these variants (default: all)")
+    ap.add_argument("--every-site", action="store_true",
+                    help="a mutation at every site of its kind, not only the middle one")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     if not (DATA / "local_tasks.jsonl").exists():
@@ -153,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         ddl = (DATA / "schemas" / f"{tasks[iid]['db']}.sql").read_text()
         gold = path.read_text()
-        for kind, other, keeps in variants(gold):
+        for kind, other, keeps in variants(gold, args.every_site):
             if args.kinds and kind not in args.kinds:
                 continue
             start = time.monotonic()
