@@ -360,6 +360,23 @@ def test_counterexample_tables_are_truncated(tmp_path):
     assert len(rows[0]["counterexample"]["t"]) == 45
 
 
+def test_a_prediction_that_never_stops_shows_no_rows_and_says_so(tmp_path):
+    """A counterexample with no predicted rows: SQLite showed the prediction never stops
+    there (spotit/nontermination.py); the page says that, not "not stored"."""
+    store = ResultsStore(tmp_path / "r.sqlite")
+    rec = _record("solo", "1", True, "not_equivalent",
+                  {"counterexample": {"t": [{"a": 1}]}, "gold_result": [[1]],
+                   "pred_result": None})
+    store.put([rec])
+    run = store.start_run({**SETTINGS, "systems": ["solo"]}, PROVENANCE)
+    store.add_to_run(run, [rec])
+    store.close()
+    write_report(tmp_path / "r.sqlite", tmp_path / "out", bootstrap_iterations=10)
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert "the prediction never stops on this database" in page
+    assert "predicted result: not stored" not in page
+
+
 def test_missing_run_and_store(tmp_path):
     with pytest.raises(FileNotFoundError):
         write_report(tmp_path / "nope.sqlite", tmp_path / "out")

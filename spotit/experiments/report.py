@@ -949,7 +949,11 @@ def _pair_section(p: Pair, anchor: str, index: dict[tuple[str, str], Pair],
         parts.append(f"<h4>Counterexample database{origin}</h4>")
         parts.append(_cex_html(w.rec.counterexample, wres.get("counterexample_columns")))
         gold = _result_html(w.rec.gold_result, wres.get("gold_columns"), "gold result")
-        if w is p:
+        if w is p and r.pred_result is None and r.counterexample is not None:
+            # a counterexample with no predicted rows: SQLite showed it never stops
+            pred = ('<p class="muted">Predicted result: none, the prediction never stops '
+                    "on this database (the reason says why).</p>")
+        elif w is p:
             pred = _result_html(r.pred_result, (r.result or {}).get("pred_columns"),
                                 "predicted result")
         else:
