@@ -14,14 +14,15 @@ so that no two different rows read alike), and a row found among its own ancesto
 the proof (not where the row holds a REAL: SQLite writes 16 digits at most, and -0.0
 as 0). The query must also read the whole of the CTE, and reach it: SQLite must not
 finish the query as written within RUN_SECONDS while it finishes it within a quarter
-of that with the CTE capped at CAPPED_ROWS rows, and also with the CTE's UNION ALL as
-UNION, without an error (the CTE's rows are then finitely many distinct rows, read
-again and again: no row not met yet raises an error later); and nothing may stop it
-early or later (checked on its text, conservatively): no LIMIT or OFFSET, no EXISTS,
-no IN or scalar subquery reading the CTE (directly or through another CTE), no
-window function over its rows (a running sum over repeated rows overflows: an error,
-which stops the query), no function
-whose value is not fixed by its arguments and the database (RANDOM(), the clock).
+of that with the CTE capped at CAPPED_ROWS rows, and also, without an error, with the
+CTE's UNION ALL as a UNION that drops exactly equal rows only (the CTE's rows are then
+finitely many distinct rows, read again and again: no row not met yet raises an error
+later); and nothing may stop it early or later (checked on its text, conservatively):
+no aggregate whose state grows (json_group_array meets SQLite's allocation limit), no
+LIMIT or OFFSET, no EXISTS, no IN or scalar subquery reading the CTE (directly or
+through another CTE), no window function over its rows (a running sum over repeated
+rows overflows: an error, which stops the query), no function whose value is not fixed
+by its arguments and the database (RANDOM(), the clock).
 Only a CTE of the query's own WITH is tried, and only where sqlglot writes the query
 back as SQLite compiles it (the same EXPLAIN program): the instrumented copies are
 written by sqlglot.
@@ -48,6 +49,9 @@ _VOLATILE = re.compile(r"\b(random|randomblob|changes|total_changes|last_insert_
                        r"time|datetime|julianday|strftime|unixepoch|current_date|"
                        r"current_time|current_timestamp)\b", re.IGNORECASE)
 _MARK = "spotit_mark_{}"  # string literals replaced by hand-written SQL after rendering
+# aggregates whose state stays small, or grows up to SQLite's length limit and reports
+# it only at the end (GROUP_CONCAT): over an endless input they never end either
+_STEADY = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.GroupConcat)
 
 
 def never_stops(conn: sqlite3.Connection, sql: str, until: float) -> str | None:
@@ -71,6 +75,9 @@ def _never_stops(conn: sqlite3.Connection, sql: str, until: float) -> str | None
             or any(n.args.get("limit") is not None or n.args.get("offset") is not None
                    for n in tree.walk())):
         return None
+    if any(isinstance(f, exp.AggFunc) and not isinstance(f, _STEADY)
+           for f in tree.find_all(exp.AggFunc)) or "json_group" in sql.lower():
+        return None  # an aggregate whose state grows with every row meets a size limit
     names = [c.alias_or_name.lower() for c in with_.expressions]
     if len(set(names)) != len(names) or not _faithful(conn, tree, sql):
         return None
@@ -134,14 +141,14 @@ def _time_goes_into(conn: sqlite3.Connection, tree: exp.Expression, key: str, i:
     as UNION (each distinct row once): the CTE's rows are finitely many distinct rows,
     made and read again and again, so no row the query has not met yet raises an error
     later (a branch that counts up to an overflow would not finish)."""
-    for variant in ("capped", "distinct"):
-        copy = tree.copy()
-        body = copy.args[key].expressions[i].this
-        if variant == "capped":
-            body.set("limit", exp.Limit(expression=exp.Literal.number(CAPPED_ROWS)))
-        else:
-            body.set("distinct", True)
-        if isinstance(run_query(conn, copy.sql(dialect="sqlite"), RUN_SECONDS / 4), str):
+    capped = tree.copy()
+    capped.args[key].expressions[i].this.set(
+        "limit", exp.Limit(expression=exp.Literal.number(CAPPED_ROWS)))
+    distinct = _exactly_distinct(tree, key, i)
+    if distinct is None:
+        return False
+    for variant in (capped.sql(dialect="sqlite"), distinct):
+        if isinstance(run_query(conn, variant, RUN_SECONDS / 4), str):
             return False  # an error, or out of time even so
     with Deadline(conn, time.monotonic() + RUN_SECONDS) as deadline:
         try:
@@ -149,6 +156,37 @@ def _time_goes_into(conn: sqlite3.Connection, tree: exp.Expression, key: str, i:
         except sqlite3.Error:
             return deadline.fired
     return False  # it finished
+
+
+def _exactly_distinct(tree: exp.Expression, key: str, i: int) -> str | None:
+    """The query with the ``i``-th CTE's UNION ALL as a UNION that drops exactly equal
+    rows only: UNION alone compares under the columns' collations ('b' and 'b ' under
+    RTRIM are one row) and 0 with 0.0, so each row also carries its values serialised
+    (storage class, hex, a REAL's 17 digits and the sign of its zero)."""
+    copy = tree.copy()
+    target = copy.args[key].expressions[i]
+    body = target.this
+    init, step = body.left, body.right
+    body.set("distinct", True)
+    alias = target.args.get("alias")
+    listed = bool(alias is not None and alias.columns)
+    pieces = {}
+    for part, select in (("init", init), ("step", step)):
+        values = [(e.this if isinstance(e, exp.Alias) else e).sql(dialect="sqlite")
+                  for e in select.expressions]
+        pieces[part] = _serialised([f"({v})" for v in values], signed_zero=True)
+        mark = exp.Literal.string(_MARK.format(part))
+        select.select(mark if listed or part == "step" else
+                      exp.alias_(mark, "spotit_exact", quoted=True), append=True, copy=False)
+    if listed:
+        alias.append("columns", exp.to_identifier("spotit_exact", quoted=True))
+    text = copy.sql(dialect="sqlite")
+    for part, sql in pieces.items():
+        marker = f"'{_MARK.format(part)}'"
+        if text.count(marker) != 1:
+            return None
+        text = text.replace(marker, sql)
+    return text
 
 
 def _readers(ctes: list[exp.CTE], i: int) -> set[str]:
@@ -254,10 +292,13 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _serialised(columns: list[str]) -> str:
+def _serialised(columns: list[str], signed_zero: bool = False) -> str:
     """One row's values as text without '|': each value's storage class, then its
-    value (a REAL to 17 digits, anything else as the hex of its bytes, NULs too), so
-    two different rows never read alike."""
+    value (anything but a REAL as the hex of its bytes, NULs too, so two such values
+    never read alike; a REAL as SQLite's printf writes it, 16 digits at most, and with
+    ``signed_zero`` a '-' after a negative zero)."""
+    sign = " || CASE WHEN {c} = 0 AND atan2({c}, -1) < 0 THEN '-' ELSE '' END" \
+        if signed_zero else ""
     return " || ',' || ".join(
-        f"typeof({c}) || ':' || CASE typeof({c}) WHEN 'real' THEN printf('%.17g', {c}) "
-        f"ELSE hex({c}) END" for c in columns)
+        f"typeof({c}) || ':' || CASE typeof({c}) WHEN 'real' THEN printf('%.17g', {c})"
+        f"{sign.format(c=c)} ELSE hex({c}) END" for c in columns)

@@ -190,3 +190,22 @@ def test_a_real_in_the_repeated_row_proves_nothing():
     assert conn.execute("SELECT printf('%.17g', 1.0) = printf('%.17g', 1.0000000000000002),"
                         " 1.0 = 1.0000000000000002").fetchone() == (1, 0)
     assert _shown(_query(init="1.5")) is None  # 1.5 makes 1.5 for ever: not claimed
+
+
+def test_the_distinct_run_drops_exactly_equal_rows_only():
+    """UNION compares under the column's collation: 'b' and 'b ' are one row under
+    RTRIM, so a branch that grows by spaces until an error looked finite (a third
+    helper's review). The distinct run keeps them apart: five rows, not one."""
+    sql = ("WITH RECURSIVE r(s) AS (SELECT 'b' COLLATE RTRIM UNION ALL SELECT s || ' ' "
+           "FROM r WHERE length(s) < 5) SELECT COUNT(*) FROM r")
+    nt, tree, key = _parts(sql)
+    conn = sqlite3.connect(":memory:")
+    assert conn.execute(sql.replace("UNION ALL", "UNION")).fetchall() == [(1,)]
+    assert conn.execute(nt._exactly_distinct(tree, key, 0)).fetchall() == [(5,)]
+
+
+def test_an_aggregate_that_grows_without_end_is_not_claimed():
+    """json_group_array's text grows with every row until SQLite refuses the
+    allocation (SQLITE_NOMEM, a stop): refused by name, as is any aggregate but COUNT,
+    SUM, TOTAL, AVG, MIN, MAX and GROUP_CONCAT."""
+    assert _shown(_query(outer="SELECT length(json_group_array(n)) FROM r")) is None
