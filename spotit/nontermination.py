@@ -180,7 +180,12 @@ def _exactly_distinct(tree: exp.Expression, key: str, i: int) -> str | None:
                       exp.alias_(mark, "spotit_exact", quoted=True), append=True, copy=False)
     if listed:
         alias.append("columns", exp.to_identifier("spotit_exact", quoted=True))
-    text = copy.sql(dialect="sqlite")
+    return _filled(copy.sql(dialect="sqlite"), pieces)
+
+
+def _filled(text: str, pieces: dict[str, str]) -> str | None:
+    """``text`` with each marker literal replaced by its hand-written SQL (None if a
+    marker is not there exactly once: a literal of the query spells it too)."""
     for part, sql in pieces.items():
         marker = f"'{_MARK.format(part)}'"
         if text.count(marker) != 1:
@@ -280,12 +285,7 @@ def _ancestry_check(tree: exp.Expression, key: str, i: int) -> str | None:
         "main": (f"{shown} FROM {_quoted(name)} WHERE instr({PATH}, '|' || {row} || '|') > 0 "
                  "LIMIT 1"),
     }
-    for part, sql in pieces.items():
-        marker = f"'{_MARK.format(part)}'"
-        if text.count(marker) != 1:
-            return None
-        text = text.replace(marker, sql)
-    return text
+    return _filled(text, pieces)
 
 
 def _quoted(name: str) -> str:

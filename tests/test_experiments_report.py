@@ -342,18 +342,22 @@ def test_anchor_sanitised_and_unique(tmp_path):
     assert 'id="sys_a_1-7"' in page and 'id="sys_a_1-7-2"' in page
 
 
-def test_counterexample_tables_are_truncated(tmp_path):
+def _solo_page(tmp_path, extras: dict) -> str:
+    """The HTML report of a run with one refuted pair of system "solo"."""
     store = ResultsStore(tmp_path / "r.sqlite")
-    big = {"t": [{"a": i} for i in range(45)]}
-    rec = _record("solo", "1", True, "not_equivalent",
-                  {"counterexample": big, "gold_result": [[i] for i in range(30)],
-                   "pred_result": []})
+    rec = _record("solo", "1", True, "not_equivalent", extras)
     store.put([rec])
     run = store.start_run({**SETTINGS, "systems": ["solo"]}, PROVENANCE)
     store.add_to_run(run, [rec])
     store.close()
     write_report(tmp_path / "r.sqlite", tmp_path / "out", bootstrap_iterations=10)
-    page = (tmp_path / "out" / "index.html").read_text()
+    return (tmp_path / "out" / "index.html").read_text()
+
+
+def test_counterexample_tables_are_truncated(tmp_path):
+    big = {"t": [{"a": i} for i in range(45)]}
+    page = _solo_page(tmp_path, {"counterexample": big,
+                                 "gold_result": [[i] for i in range(30)], "pred_result": []})
     assert "… 25 more rows not shown" in page and "… 10 more rows not shown" in page
     assert "<td>44</td>" not in page and "<td>19</td>" in page
     rows = [json.loads(x) for x in (tmp_path / "out" / "pairs.jsonl").read_text().splitlines()]
@@ -363,16 +367,8 @@ def test_counterexample_tables_are_truncated(tmp_path):
 def test_a_prediction_that_never_stops_shows_no_rows_and_says_so(tmp_path):
     """A counterexample with no predicted rows: SQLite showed the prediction never stops
     there (spotit/nontermination.py); the page says that, not "not stored"."""
-    store = ResultsStore(tmp_path / "r.sqlite")
-    rec = _record("solo", "1", True, "not_equivalent",
-                  {"counterexample": {"t": [{"a": 1}]}, "gold_result": [[1]],
-                   "pred_result": None})
-    store.put([rec])
-    run = store.start_run({**SETTINGS, "systems": ["solo"]}, PROVENANCE)
-    store.add_to_run(run, [rec])
-    store.close()
-    write_report(tmp_path / "r.sqlite", tmp_path / "out", bootstrap_iterations=10)
-    page = (tmp_path / "out" / "index.html").read_text()
+    page = _solo_page(tmp_path, {"counterexample": {"t": [{"a": 1}]}, "gold_result": [[1]],
+                                 "pred_result": None})
     assert "the prediction never stops on this database" in page
     assert "predicted result: not stored" not in page
 
