@@ -75,8 +75,8 @@ def _never_stops(conn: sqlite3.Connection, sql: str, until: float) -> str | None
             or any(n.args.get("limit") is not None or n.args.get("offset") is not None
                    for n in tree.walk())):
         return None
-    if any(isinstance(f, exp.AggFunc) and not isinstance(f, _STEADY)
-           for f in tree.find_all(exp.AggFunc)) or "json_group" in sql.lower():
+    if any(not isinstance(f, _STEADY) for f in tree.find_all(exp.AggFunc)) \
+            or "json_group" in sql.lower():
         return None  # an aggregate whose state grows with every row meets a size limit
     names = [c.alias_or_name.lower() for c in with_.expressions]
     if len(set(names)) != len(names) or not _faithful(conn, tree, sql):
@@ -138,7 +138,8 @@ def _time_goes_into(conn: sqlite3.Connection, tree: exp.Expression, key: str, i:
     """SQLite does not finish ``sql`` within RUN_SECONDS; finishes it within a quarter
     of that with the ``i``-th CTE capped at CAPPED_ROWS rows (the query reads more of
     the CTE than the cap); and finishes it, without an error, with the CTE's UNION ALL
-    as UNION (each distinct row once): the CTE's rows are finitely many distinct rows,
+    as a UNION of exactly distinct rows (``_exactly_distinct``): the CTE's rows are
+    finitely many distinct rows,
     made and read again and again, so no row the query has not met yet raises an error
     later (a branch that counts up to an overflow would not finish)."""
     capped = tree.copy()
@@ -163,24 +164,32 @@ def _exactly_distinct(tree: exp.Expression, key: str, i: int) -> str | None:
     rows only: UNION alone compares under the columns' collations ('b' and 'b ' under
     RTRIM are one row) and 0 with 0.0, so each row also carries its values serialised
     (storage class, hex, a REAL's 17 digits and the sign of its zero)."""
-    copy = tree.copy()
-    target = copy.args[key].expressions[i]
-    body = target.this
-    init, step = body.left, body.right
-    body.set("distinct", True)
-    alias = target.args.get("alias")
-    listed = bool(alias is not None and alias.columns)
+    body = tree.args[key].expressions[i].this
     pieces = {}
-    for part, select in (("init", init), ("step", step)):
+    for part, select in (("init", body.left), ("step", body.right)):
         values = [(e.this if isinstance(e, exp.Alias) else e).sql(dialect="sqlite")
                   for e in select.expressions]
         pieces[part] = _serialised([f"({v})" for v in values], signed_zero=True)
+    copy = _with_marked_column(tree, key, i, "spotit_exact")
+    copy.args[key].expressions[i].this.set("distinct", True)
+    return _filled(copy.sql(dialect="sqlite"), pieces)
+
+
+def _with_marked_column(tree: exp.Expression, key: str, i: int, column: str
+                        ) -> exp.Expression:
+    """A copy of ``tree`` whose ``i``-th CTE has one more column, ``column``: the marker
+    literals 'init' and 'step' at the end of its two SELECTs (``_filled`` writes them)."""
+    copy = tree.copy()
+    target = copy.args[key].expressions[i]
+    alias = target.args.get("alias")
+    listed = bool(alias is not None and alias.columns)
+    for part, select in (("init", target.this.left), ("step", target.this.right)):
         mark = exp.Literal.string(_MARK.format(part))
         select.select(mark if listed or part == "step" else
-                      exp.alias_(mark, "spotit_exact", quoted=True), append=True, copy=False)
+                      exp.alias_(mark, column, quoted=True), append=True, copy=False)
     if listed:
-        alias.append("columns", exp.to_identifier("spotit_exact", quoted=True))
-    return _filled(copy.sql(dialect="sqlite"), pieces)
+        alias.append("columns", exp.to_identifier(column, quoted=True))
+    return copy
 
 
 def _filled(text: str, pieces: dict[str, str]) -> str | None:
@@ -202,8 +211,7 @@ def _readers(ctes: list[exp.CTE], i: int) -> set[str]:
         grew = False
         for c in ctes:
             name = c.alias_or_name.lower()
-            if name not in readers and any(t.name.lower() in readers and not t.args.get("db")
-                                           for t in c.this.find_all(exp.Table)):
+            if name not in readers and _tables_named(c.this, readers):
                 readers.add(name)
                 grew = True
     return readers
@@ -218,13 +226,11 @@ def _read_whole(tree: exp.Expression, ctes: list[exp.CTE], i: int) -> bool:
     readers = _readers(ctes, i)
     for window in tree.find_all(exp.Window):
         select = window.find_ancestor(exp.Select)
-        if select is None or any(t.name.lower() in readers and not t.args.get("db")
-                                 for t in select.find_all(exp.Table)):
+        if select is None or _tables_named(select, readers):
             return False
-    uses = [t for t in tree.find_all(exp.Table)
-            if t.name.lower() in readers and not t.args.get("db")
-            and not (t.name.lower() == ctes[i].alias_or_name.lower()
-                     and t.find_ancestor(exp.CTE) is ctes[i])]
+    uses = [t for t in _tables_named(tree, readers)
+            if not (t.name.lower() == ctes[i].alias_or_name.lower()
+                    and t.find_ancestor(exp.CTE) is ctes[i])]
     for t in uses:
         node = t
         while node.parent is not None:
@@ -249,8 +255,7 @@ def _ancestry_check(tree: exp.Expression, key: str, i: int) -> str | None:
     name = cte.alias_or_name
     if not isinstance(step, exp.Select) or not isinstance(init, exp.Select):
         return None
-    refs = [t for t in step.find_all(exp.Table) if t.name.lower() == name.lower()
-            and not t.args.get("db")]
+    refs = _tables_named(step, {name.lower()})
     if len(refs) != 1 or any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and
                                                       isinstance(e.this, exp.Star))
                              for e in (*init.expressions, *step.expressions)):
@@ -263,15 +268,7 @@ def _ancestry_check(tree: exp.Expression, key: str, i: int) -> str | None:
             or len({c.lower() for c in columns}) != len(columns)
             or len(columns) != len(init.expressions)):
         return None
-    copy = tree.copy()
-    target = copy.args[key].expressions[i]
-    mark = exp.Literal.string(_MARK.format("init"))
-    target.this.left.select(mark if listed else exp.alias_(mark, PATH, quoted=True),
-                            append=True, copy=False)
-    target.this.right.select(exp.Literal.string(_MARK.format("step")), append=True,
-                             copy=False)
-    if listed:
-        target.args["alias"].append("columns", exp.to_identifier(PATH, quoted=True))
+    copy = _with_marked_column(tree, key, i, PATH)
     main = exp.select(exp.Literal.string(_MARK.format("main")))
     main.set(key, copy.args[key])
     ref = _quoted(refs[0].alias_or_name)
@@ -286,6 +283,13 @@ def _ancestry_check(tree: exp.Expression, key: str, i: int) -> str | None:
                  "LIMIT 1"),
     }
     return _filled(text, pieces)
+
+
+def _tables_named(node: exp.Expression, names: set[str]) -> list[exp.Table]:
+    """The tables ``node`` reads that one of ``names`` (lower case) names, not in
+    another schema: the CTEs of those names."""
+    return [t for t in node.find_all(exp.Table)
+            if t.name.lower() in names and not t.args.get("db")]
 
 
 def _quoted(name: str) -> str:

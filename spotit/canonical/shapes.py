@@ -120,9 +120,10 @@ def _pulled(node: R.Rel) -> R.Rel:
 @rule("result order and duplicates")
 def outer_order_and_distinct(plan: R.Rel, semantics: str) -> R.Rel:
     """An ORDER BY without LIMIT/OFFSET whose row order reaches nothing that reads it
-    (the result compared as a set or bag; a GROUP BY without GROUP_CONCAT or bare
-    column; IN, EXISTS) is dropped: SQLite does not define the order of a subquery's
-    rows either (docs/semantics.md, arbitrary choices). Compared as sets, the outermost
+    (the result compared as a set or bag; a GROUP BY that only counts and takes MIN/MAX
+    under BINARY; IN, EXISTS: ``_reads_order``) is dropped: SQLite does not define the
+    order of a subquery's rows either (docs/semantics.md, arbitrary choices). Compared
+    as sets, the outermost
     DISTINCT (over BINARY columns: a folding collation picks one spelling of a group)
     does not change the result either."""
     plan = _drop_unread(plan, semantics == "list")

@@ -557,7 +557,7 @@ def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
     b = enc.b
     first = 1
     if len(args) > 1 and _is_unixepoch(args[1]):
-        tv, in_range, civil, first = unix_time_value(enc, args[0]), False, False, 2
+        tv, in_range, civil, first = _unix_time_value(enc, args[0]), False, False, 2
     else:
         tv = time_value(enc, args[0])
         in_range = _always_in_range(args[0])
@@ -596,13 +596,20 @@ def _time_value_of(enc: Encoder, args: list[Value]) -> TimeValue:
     return tv if in_range else _checked(b, tv)
 
 
+def _word(mod: Value | ComputedMove) -> str | None:
+    """A constant text modifier in lower case (SQLite matches its words in any case,
+    with nothing around them); None for anything else."""
+    if isinstance(mod, ComputedMove) or not mod.is_constant() \
+            or not isinstance(mod.constant(), str):
+        return None
+    return mod.constant().lower()
+
+
 def _is_unixepoch(mod: Value | ComputedMove) -> bool:
-    """The modifier 'unixepoch' (any case, nothing around it, as SQLite matches it)."""
-    return (not isinstance(mod, ComputedMove) and mod.is_constant()
-            and isinstance(mod.constant(), str) and mod.constant().lower() == "unixepoch")
+    return _word(mod) == "unixepoch"
 
 
-def unix_time_value(enc: Encoder, v: Value) -> TimeValue:
+def _unix_time_value(enc: Encoder, v: Value) -> TimeValue:
     """``v`` read as seconds since 1970-01-01 00:00:00 (the modifier 'unixepoch' right
     after it): SQLite takes the number ``v`` reads as (an INTEGER, a REAL, numeric
     text), as milliseconds ``s * 1000 + 210866760000000`` rounded, valid from Julian
@@ -645,10 +652,7 @@ def _modifier_kind(parsed: tuple[str, str, int] | None) -> str:
 
 def _time_zone_modifier(mod: Value) -> str | None:
     """'localtime' or 'utc' (any case, nothing around it, as SQLite matches them)."""
-    if mod.is_constant() and isinstance(mod.constant(), str) and \
-            mod.constant().lower() in ("localtime", "utc"):
-        return mod.constant()
-    return None
+    return mod.constant() if _word(mod) in ("localtime", "utc") else None
 
 
 def _constant_time(enc: Encoder, c) -> TimeValue:
