@@ -78,6 +78,11 @@ class Pool:
     # ``m.title_id = b.id``): SQLite compares them as numbers, so only text spelling a
     # number joins
     numeric_text_joins: set[str] = field(default_factory=set)
+    # per joined column, the columns the queries equate it with (itself for ``USING``
+    # and ``a.x = b.x``): a row may take them all from one row of a table already
+    # drawn, so that a join on several columns (IPL's match, over, ball and innings)
+    # matches, where independent draws make four columns agree about once in 80 rows
+    join_partners: dict[str, set[str]] = field(default_factory=dict)
     # dates spelled in the queries (the pinned 'now' too), to step from by whole years
     raw_dates: list[date] = field(default_factory=list)
     # per column (lower-case name) the queries read as JSON, the member names they read
@@ -221,6 +226,10 @@ def literal_pool(schema: Schema, queries: Iterable[str]) -> tuple[Pool, list[Tab
         pool.date_columns |= _date_function_arguments(tokens) & columns
         pairs = _joined_pairs(tokens)
         pool.join_columns |= _joined_columns(tokens, pairs) & columns
+        for a, b in _partner_pairs(tokens, pairs):
+            if a in columns and b in columns:
+                pool.join_partners.setdefault(a, set()).add(b)
+                pool.join_partners.setdefault(b, set()).add(a)
         pool.numeric_text_joins |= _text_joined_to_numbers(schema, pairs)
         for column, member in _json_reads(tokens):
             if column in columns:
@@ -352,6 +361,13 @@ def _joined_columns(tokens: list[tuple[TokenType, str]], pairs: list[tuple[str, 
     return out
 
 
+def _partner_pairs(tokens: list[tuple[TokenType, str]], pairs: list[tuple[str, str]]
+                   ) -> list[tuple[str, str]]:
+    """The ``pairs``, and each ``USING`` column paired with itself."""
+    using = _joined_columns(tokens, []) if any(k is TokenType.USING for k, _ in tokens) else ()
+    return [*pairs, *((name, name) for name in using)]
+
+
 def _text_joined_to_numbers(schema: Schema, pairs: list[tuple[str, str]]) -> set[str]:
     """The side of each pair that only TEXT columns are named, where every column the
     other side names is numeric (INTEGER, REAL, NUMERIC)."""
@@ -435,6 +451,7 @@ class DatabaseSampler:
         self.rng = rng
         self.max_rows = max_rows
         self.narrow: tuple[list[int], list[str]] | None = None  # see ``database``
+        self.coupled = False  # see ``database``
         self.narrowed: set[str] | None = None  # the columns it is for (None: all)
         # what a two-value database draws from: the pool's integers and texts
         self._narrow_ints = sorted({*pool.ints,
@@ -459,6 +476,9 @@ class DatabaseSampler:
             if self.pool.join_columns and self.rng.random() < 0.5:
                 self.narrow = self._narrow_pool(self.max_rows)
                 self.narrowed = self.pool.join_columns
+        # every other database (of queries that join) draws a row's joined columns from
+        # one row of a table drawn before it, as a foreign key's columns are
+        self.coupled = bool(self.pool.join_partners) and self.rng.random() < 0.5
         rows: Rows = {}
         for t in self.tables:
             n = self.rng.choice([n for n in counts if n <= self.max_rows])
@@ -479,6 +499,8 @@ class DatabaseSampler:
 
     def _row(self, t: Table, rows: Rows) -> tuple:
         cells = [self.value(c, nullable=_nullable(t, c)) for c in t.columns]
+        if self.coupled:
+            self._couple(t, rows, cells)
         for fk in t.foreign_keys:
             parent_rows = rows.get(_spelling(self.schema, fk.ref_table), [])
             idx = [t.column_index(c) for c in fk.columns]
@@ -495,6 +517,25 @@ class DatabaseSampler:
                         cells[i] = None
                         break
         return tuple(cells)
+
+    def _couple(self, t: Table, rows: Rows, cells: list) -> None:
+        """Per table drawn before ``t`` (most of the time), the cells of ``t``'s columns
+        that the queries equate with its columns taken from one of its rows."""
+        partners = self.pool.join_partners
+        for u in self.tables:
+            drawn = rows.get(u.name)
+            if not drawn or u is t or self.rng.random() < 0.3:
+                continue
+            pairs = [(i, j) for i, c in enumerate(t.columns)
+                     for j, uc in enumerate(u.columns)
+                     if uc.name.lower() in partners.get(c.name.lower(), ())]
+            if not pairs:
+                continue
+            source = self.rng.choice(drawn)
+            for i, j in pairs:
+                carried = _carried(source[j], u.columns[j], t.columns[i])
+                if carried is not None:
+                    cells[i] = carried
 
     def value(self, column: Column, *, nullable: bool):
         rng, pool = self.rng, self.pool
@@ -620,6 +661,29 @@ class DatabaseSampler:
 
 _ROW_COUNTS = (0, 1, 2, 3, 3, 2, 1, 2, 3)
 _LARGE_ROW_COUNTS = (2, 3, 4, 5, 4, 5)
+
+
+def _carried(v, source: Column, column: Column):
+    """``v`` of the column ``source`` as a value of ``column``'s domain that SQLite
+    compares equal to it (None: there is none, or ``v`` is NULL)."""
+    d = column.domain
+    if v is None or d is source.domain or d is Domain.ANY:
+        return v
+    if isinstance(v, str):
+        if d is Domain.TEXT and source.domain in (Domain.DATE, Domain.DATETIME):
+            return v
+        if d in (Domain.INTEGER, Domain.NUMERIC) and _INTEGER.fullmatch(v) and \
+                INT64_MIN <= int(v) <= INT64_MAX:
+            return int(v)  # an id kept as text, in an INTEGER column
+        return None
+    if d is Domain.TEXT and isinstance(v, int):
+        return str(v)  # SQLite compares '3' with 3 as numbers where a side is numeric
+    if d is Domain.REAL:
+        return float(v)
+    if d in (Domain.INTEGER, Domain.NUMERIC):
+        return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else (
+            v if d is Domain.NUMERIC else None)
+    return None
 
 
 def _unquoted(literal: str) -> str:
