@@ -177,6 +177,7 @@ class Pool:
 
 
 STEPS = (0, -1, 1, -15, 15, -30, 30, -182, 182)  # days around a date a year offset gives
+NEAR_DAYS = 40  # days a query's date may move by (``DatabaseSampler._day``)
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMERIC_PREFIX = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _DATE_PREFIX = re.compile(
@@ -581,12 +582,12 @@ class DatabaseSampler:
                 return float(rng.choice(raw))
             return rng.choice(pool.reals) if rng.random() < 0.85 else rng.randint(-6, 18) / 2
         if d is Domain.DATE:
-            return rng.choice(pool.dates)
+            return self._day()
         if d is Domain.DATETIME:
             if pool.datetimes and rng.random() < 0.3:
                 return rng.choice(pool.datetimes)
             frac = rng.choice(pool.fractions) if rng.random() < 0.3 else ""
-            return rng.choice(pool.dates) + " " + rng.choice(pool.times) + frac
+            return self._day() + " " + rng.choice(pool.times) + frac
         if column.collation != "BINARY" and rng.random() < 0.4:
             # text that the column's collation equates with another drawn value
             base = rng.choice(pool.raw_texts or pool.texts)
@@ -594,7 +595,7 @@ class DatabaseSampler:
                 return "".join(c.swapcase() if rng.random() < 0.5 else c for c in base)
             return base + " " * rng.randint(1, 2)
         if column.name.lower() in pool.date_columns and rng.random() < 0.6:
-            day = rng.choice(pool.dates)
+            day = self._day()
             return day if rng.random() < 0.5 else day + " " + rng.choice(pool.times)
         r = rng.random()
         if pool.raw_texts and r < 0.4:
@@ -606,6 +607,18 @@ class DatabaseSampler:
         if r < 0.95:
             return rng.choice(pool.texts) + rng.choice(pool.texts)
         return "".join(rng.choice("aAbB 1-%_z") for _ in range(rng.randint(1, 4)))
+
+    def _day(self) -> str:
+        """A date of the pool, or now and then one of the queries' dates moved by up to
+        NEAR_DAYS days: a date difference cut into weeks or months turns over at days
+        the pool's steps miss (ROUND(days / 7.0) + 1 BETWEEN 1 AND 4 turns at -4/-3
+        and 24/25 days from the date)."""
+        rng, pool = self.rng, self.pool
+        if pool.raw_dates and rng.random() < 0.25:
+            moved = rng.choice(pool.raw_dates) + timedelta(rng.randint(-NEAR_DAYS, NEAR_DAYS))
+            if 1 <= moved.year <= 9999:
+                return moved.isoformat()
+        return rng.choice(pool.dates)
 
     def _json_object(self, column: Column, members: list[str]) -> str:
         """A JSON object of the members the queries read: each a literal the queries

@@ -283,6 +283,24 @@ def test_larger_databases_join_on_few_values_and_group_on_many():
     assert found >= 6, found  # 9 of 10 when written; 0 of 10 with all texts alike
 
 
+def test_dates_near_a_querys_date_reach_where_weeks_turn_over():
+    """Spider 2.0's local301 in small: sales 1 to 4 weeks after 2018-06-15, counted as
+    ROUND(days / 7.0) + 1 against + 2. They differ only on a date 4 to 10 days before
+    it or 18 to 24 days after it (by hand: at 20 days ROUND(20 / 7.0) is 3, so week 4,
+    counted, against week 5, not), which neither the day itself, its neighbours nor the
+    pool's steps of 15 and 30 days are. Dates moved by up to 40 days find it in each of
+    10 searches; 0 of 10 before."""
+    schema = schema_from_ddl("CREATE TABLE weekly (week_date TEXT, sales INTEGER);")
+    found = 0
+    for i in range(10):
+        gold = ("SELECT SUM(CASE WHEN ROUND((JULIANDAY(week_date) - JULIANDAY('2018-06-15'))"
+                f" / 7.0) + 1 BETWEEN 1 AND 4 THEN sales END) FROM weekly -- {i}")
+        r = probe(schema, gold, gold.replace(") + 1", ") + 2"), Semantics("set"),
+                  trials=1000, seconds=60, max_rows=3)
+        found += r is not None and r.validation.confirmed
+    assert found >= 6, found
+
+
 def test_ids_kept_as_text_are_drawn_as_numbers_that_join_integer_ids():
     """WWE (Spider 2.0's local019) keeps Matches.title_id, winner_id and loser_id as
     TEXT and joins them to INTEGER ids: SQLite compares '3' = 3 as numbers (NUMERIC
