@@ -88,6 +88,10 @@ class Pool:
     # per column (lower-case name) the queries read as JSON, the member names they read
     # ('$.en', ->> 'en'): a cell there is mostly a JSON object of those members
     json_members: dict[str, set[str]] = field(default_factory=dict)
+    # per column (lower-case name) the queries search with INSTR, the texts they search
+    # for (``INSTR(toppings || ',', ',')``): a cell there is often a list of pool values
+    # with that separator, which a recursive CTE splits ('4, 6, 9'; 'Edge vs Christian')
+    separators: dict[str, list[str]] = field(default_factory=dict)
     # per column (lower-case name), the literals the queries compare it with: drawn
     # often, since a difference usually needs the cell the condition asks for
     hints: dict[str, list[str]] = field(default_factory=dict)
@@ -232,6 +236,9 @@ def literal_pool(schema: Schema, queries: Iterable[str]) -> tuple[Pool, list[Tab
                 pool.join_partners.setdefault(a, set()).add(b)
                 pool.join_partners.setdefault(b, set()).add(a)
         pool.numeric_text_joins |= _text_joined_to_numbers(schema, pairs)
+        for column, separator in _instr_reads(tokens):
+            if column in columns and separator not in pool.separators.get(column, []):
+                pool.separators.setdefault(column, []).append(separator)
         for column, member in _json_reads(tokens):
             if column in columns:
                 pool.json_members.setdefault(column, set()).add(member)
@@ -384,6 +391,31 @@ def _text_joined_to_numbers(schema: Schema, pairs: list[tuple[str, str]]) -> set
                     domains[number] <= numeric:
                 out.add(text)
     return out
+
+
+SEPARATOR_LENGTH = 5  # the longest text INSTR searches for that is read as a separator
+
+
+def _instr_reads(tokens: list[tuple[TokenType, str]]) -> Iterable[tuple[str, str]]:
+    """(column, text) for ``INSTR(col ..., 'text')`` where the text is short and not a
+    word (a separator: ',', ' vs '): a heuristic, it only steers the random search."""
+    for i, (kind, text) in enumerate(tokens):
+        if kind not in _NAMES or text.upper() != "INSTR" or i + 2 >= len(tokens) or \
+                tokens[i + 1][0] is not TokenType.L_PAREN:
+            continue
+        j = i + 2
+        if j + 2 < len(tokens) and tokens[j + 1][0] is TokenType.DOT:
+            j += 2  # t.col
+        if tokens[j][0] not in _NAMES:
+            continue
+        column, depth, k = tokens[j][1].lower(), 1, j + 1
+        while k < len(tokens) and depth:
+            kind_k, text_k = tokens[k]
+            depth += (kind_k is TokenType.L_PAREN) - (kind_k is TokenType.R_PAREN)
+            if depth == 1 and kind_k is TokenType.STRING and \
+                    0 < len(text_k) <= SEPARATOR_LENGTH and not text_k.isalnum():
+                yield column, text_k
+            k += 1
 
 
 def _json_reads(tokens: list[tuple[TokenType, str]]) -> Iterable[tuple[str, str]]:
@@ -549,6 +581,9 @@ class DatabaseSampler:
             if d is Domain.ANY and rng.random() < 0.1:
                 return rng.choice(pool.ints)  # a bare number is JSON too
             return self._json_object(column, sorted(members))
+        separators = pool.separators.get(column.name.lower())
+        if separators and d in (Domain.ANY, Domain.TEXT) and rng.random() < 0.5:
+            return self._listed(rng.choice(separators))
         hints = pool.hints.get(column.name.lower())
         if hints and rng.random() < 0.4:
             hinted = self._hinted(column, d, rng.choice(hints))
@@ -607,6 +642,17 @@ class DatabaseSampler:
         if r < 0.95:
             return rng.choice(pool.texts) + rng.choice(pool.texts)
         return "".join(rng.choice("aAbB 1-%_z") for _ in range(rng.randint(1, 4)))
+
+    def _listed(self, separator: str) -> str:
+        """One to three pool values (integers mostly: ids to split and join on) with
+        ``separator`` between them, now and then a space after it."""
+        rng, pool = self.rng, self.pool
+        ints = self.narrow[0] if self.narrow is not None else pool.ints
+        parts = [str(rng.choice(ints)) if rng.random() < 0.7 else
+                 rng.choice(pool.raw_texts or pool.texts) for _ in range(rng.randint(1, 3))]
+        spaced = separator + " " if not separator.endswith(" ") and rng.random() < 0.3 \
+            else separator
+        return spaced.join(parts)
 
     def _day(self) -> str:
         """A date of the pool, or now and then one of the queries' dates moved by up to
