@@ -485,6 +485,7 @@ class DatabaseSampler:
         self.max_rows = max_rows
         self.narrow: tuple[list[int], list[str]] | None = None  # see ``database``
         self.coupled = False  # see ``database``
+        self._joined: dict[tuple[str, str], list[tuple[int, int]]] = {}
         self.narrowed: set[str] | None = None  # the columns it is for (None: all)
         # what a two-value database draws from: the pool's integers and texts
         self._narrow_ints = sorted({*pool.ints,
@@ -554,14 +555,11 @@ class DatabaseSampler:
     def _couple(self, t: Table, rows: Rows, cells: list) -> None:
         """Per table drawn before ``t`` (most of the time), the cells of ``t``'s columns
         that the queries equate with its columns taken from one of its rows."""
-        partners = self.pool.join_partners
         for u in self.tables:
             drawn = rows.get(u.name)
             if not drawn or u is t or self.rng.random() < 0.3:
                 continue
-            pairs = [(i, j) for i, c in enumerate(t.columns)
-                     for j, uc in enumerate(u.columns)
-                     if uc.name.lower() in partners.get(c.name.lower(), ())]
+            pairs = self._joined_cells(t, u)
             if not pairs:
                 continue
             source = self.rng.choice(drawn)
@@ -569,6 +567,16 @@ class DatabaseSampler:
                 carried = _carried(source[j], u.columns[j], t.columns[i])
                 if carried is not None:
                     cells[i] = carried
+
+    def _joined_cells(self, t: Table, u: Table) -> list[tuple[int, int]]:
+        """(column of ``t``, column of ``u``) the queries equate, by position; cached."""
+        key = (t.name, u.name)
+        if key not in self._joined:
+            partners = self.pool.join_partners
+            self._joined[key] = [(i, j) for i, c in enumerate(t.columns)
+                                 for j, uc in enumerate(u.columns)
+                                 if uc.name.lower() in partners.get(c.name.lower(), ())]
+        return self._joined[key]
 
     def value(self, column: Column, *, nullable: bool):
         rng, pool = self.rng, self.pool
