@@ -96,6 +96,11 @@ class Pool:
     # often, since a difference usually needs the cell the condition asks for
     hints: dict[str, list[str]] = field(default_factory=dict)
 
+    def hubs(self) -> frozenset[str]:
+        """The columns equated with at least two other columns: keys in all but name."""
+        return frozenset(c for c, others in self.join_partners.items()
+                         if len(others - {c}) >= 2)
+
     def add_year_offsets(self) -> None:
         """Dates a whole number of years (a small integer of the queries) before or
         after a date of the queries, and days around them: where "age >= 35" turns."""
@@ -182,6 +187,8 @@ class Pool:
 
 STEPS = (0, -1, 1, -15, 15, -30, 30, -182, 182)  # days around a date a year offset gives
 NEAR_DAYS = 40  # days a query's date may move by (``DatabaseSampler._day``)
+HUB_REDRAWS = 4  # draws of a row that repeats a keyed column's value, at most
+TRIAL_SECONDS = 0.5  # for SQLite to run both queries on one random database
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMERIC_PREFIX = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _DATE_PREFIX = re.compile(
@@ -486,6 +493,8 @@ class DatabaseSampler:
         self.narrow: tuple[list[int], list[str]] | None = None  # see ``database``
         self.coupled = False  # see ``database``
         self._joined: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        self.keyed: frozenset[str] = frozenset()  # see ``database``
+        self._hubs = pool.hubs()
         self.narrowed: set[str] | None = None  # the columns it is for (None: all)
         # what a two-value database draws from: the pool's integers and texts
         self._narrow_ints = sorted({*pool.ints,
@@ -513,12 +522,20 @@ class DatabaseSampler:
         # every other database (of queries that join) draws a row's joined columns from
         # one row of a table drawn before it, as a foreign key's columns are
         self.coupled = bool(self.pool.join_partners) and self.rng.random() < 0.5
+        # most databases keep a column that several others are equated with (Spider
+        # 2.0's player_api_id, joined by 22 player columns of a match) free of repeats,
+        # as the key it is: repeated, 22 LEFT JOINs multiply a match into 3^22 rows
+        self.keyed = self._hubs if self._hubs and self.rng.random() < 0.75 else frozenset()
         rows: Rows = {}
         for t in self.tables:
             n = self.rng.choice([n for n in counts if n <= self.max_rows])
             trows: list[tuple] = []
             for _ in range(n):
                 row = self._row(t, rows)
+                for _ in range(HUB_REDRAWS):
+                    if not self._repeats_a_hub(t, trows, row):
+                        break
+                    row = self._row(t, rows)
                 if not _collides(t, trows, row):
                     trows.append(row)
             rows[t.name] = trows
@@ -567,6 +584,14 @@ class DatabaseSampler:
                 carried = _carried(source[j], u.columns[j], t.columns[i])
                 if carried is not None:
                     cells[i] = carried
+
+    def _repeats_a_hub(self, t: Table, trows: list[tuple], row: tuple) -> bool:
+        """Whether ``row`` repeats a value of one of ``t``'s keyed columns in ``trows``."""
+        for i, c in enumerate(t.columns):
+            if c.name.lower() in self.keyed and row[i] is not None and \
+                    any(r[i] == row[i] for r in trows):
+                return True
+        return False
 
     def _joined_cells(self, t: Table, u: Table) -> list[tuple[int, int]]:
         """(column of ``t``, column of ``u``) the queries equate, by position; cached."""
@@ -874,7 +899,10 @@ def confirmed_databases(schema: Schema, gold: str, pred: str, semantics: Semanti
             if time.monotonic() > stop:
                 break
             rows = sampler.database()
-            if not _differs_once(conn, schema, rows, gold, pred, semantics, nonempty, stop,
+            # one database gets TRIAL_SECONDS at most: on a few rows a query that runs
+            # longer has blown up (keyless joins multiplying), and would take the rest
+            trial = min(stop, time.monotonic() + TRIAL_SECONDS)
+            if not _differs_once(conn, schema, rows, gold, pred, semantics, nonempty, trial,
                                  hung):
                 if hung and (endless := _endless(schema, rows, pred, hung.pop())):
                     yield ProbeResult(rows, endless, i + 1)
