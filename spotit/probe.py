@@ -188,7 +188,7 @@ class Pool:
 STEPS = (0, -1, 1, -15, 15, -30, 30, -182, 182)  # days around a date a year offset gives
 NEAR_DAYS = 40  # days a query's date may move by (``DatabaseSampler._day``)
 HUB_REDRAWS = 4  # draws of a row that repeats a keyed column's value, at most
-TRIAL_SECONDS = 0.5  # for SQLite to run both queries on one random database
+TRIAL_SECONDS = 0.1  # for SQLite to run both queries on one random database
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMERIC_PREFIX = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _DATE_PREFIX = re.compile(
