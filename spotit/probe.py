@@ -365,7 +365,12 @@ def _joined_pairs(tokens: list[tuple[TokenType, str]]) -> list[tuple[str, str]]:
 def _joined_columns(tokens: list[tuple[TokenType, str]], pairs: list[tuple[str, str]]
                     ) -> set[str]:
     """The columns of the ``pairs`` and those in ``USING (...)``."""
-    out = {name for pair in pairs for name in pair}
+    return {name for pair in pairs for name in pair} | _using_columns(tokens)
+
+
+def _using_columns(tokens: list[tuple[TokenType, str]]) -> set[str]:
+    """The lower-case names in every ``USING (...)``."""
+    out = set()
     for i, (kind, _) in enumerate(tokens):
         if kind is TokenType.USING:
             j = i + 2
@@ -379,8 +384,7 @@ def _joined_columns(tokens: list[tuple[TokenType, str]], pairs: list[tuple[str, 
 def _partner_pairs(tokens: list[tuple[TokenType, str]], pairs: list[tuple[str, str]]
                    ) -> list[tuple[str, str]]:
     """The ``pairs``, and each ``USING`` column paired with itself."""
-    using = _joined_columns(tokens, []) if any(k is TokenType.USING for k, _ in tokens) else ()
-    return [*pairs, *((name, name) for name in using)]
+    return [*pairs, *((name, name) for name in _using_columns(tokens))]
 
 
 def _text_joined_to_numbers(schema: Schema, pairs: list[tuple[str, str]]) -> set[str]:
@@ -406,14 +410,9 @@ SEPARATOR_LENGTH = 5  # the longest text INSTR searches for that is read as a se
 def _instr_reads(tokens: list[tuple[TokenType, str]]) -> Iterable[tuple[str, str]]:
     """(column, text) for ``INSTR(col ..., 'text')`` where the text is short and not a
     word (a separator: ',', ' vs '): a heuristic, it only steers the random search."""
-    for i, (kind, text) in enumerate(tokens):
-        if kind not in _NAMES or text.upper() != "INSTR" or i + 2 >= len(tokens) or \
-                tokens[i + 1][0] is not TokenType.L_PAREN:
-            continue
-        j = i + 2
-        if j + 2 < len(tokens) and tokens[j + 1][0] is TokenType.DOT:
-            j += 2  # t.col
-        if tokens[j][0] not in _NAMES:
+    for i in range(len(tokens)):
+        j = _first_argument(tokens, i, "INSTR")
+        if j is None:
             continue
         column, depth, k = tokens[j][1].lower(), 1, j + 1
         while k < len(tokens) and depth:
@@ -425,22 +424,32 @@ def _instr_reads(tokens: list[tuple[TokenType, str]]) -> Iterable[tuple[str, str
             k += 1
 
 
+def _first_argument(tokens: list[tuple[TokenType, str]], i: int, function: str
+                    ) -> int | None:
+    """Where ``tokens[i]`` opens a call of ``function`` whose first argument starts with
+    a column (``t.col`` too), the index of that column's name; None otherwise."""
+    kind, text = tokens[i]
+    if kind not in _NAMES or text.upper() != function or i + 2 >= len(tokens) or \
+            tokens[i + 1][0] is not TokenType.L_PAREN:
+        return None
+    j = i + 2
+    if j + 2 < len(tokens) and tokens[j + 1][0] is TokenType.DOT:
+        j += 2  # t.col
+    return j if tokens[j][0] in _NAMES else None
+
+
 def _json_reads(tokens: list[tuple[TokenType, str]]) -> Iterable[tuple[str, str]]:
     """(column, member name) for ``col ->> 'name'``, ``col -> '$.name'`` and
     ``json_extract(col, '$.name')``: a heuristic, it only steers the random search."""
-    for i, (kind, text) in enumerate(tokens):
+    for i, (kind, _) in enumerate(tokens):
         column = path = None
         if kind in (TokenType.ARROW, TokenType.DARROW) and i + 1 < len(tokens) \
                 and tokens[i + 1][0] is TokenType.STRING:
             column, path = _reference_before(tokens, i), tokens[i + 1][1]
-        elif kind in _NAMES and text.upper() == "JSON_EXTRACT" and i + 1 < len(tokens) \
-                and tokens[i + 1][0] is TokenType.L_PAREN:
-            j = i + 2
-            if j + 2 < len(tokens) and tokens[j + 1][0] is TokenType.DOT:
-                j += 2  # t.col
-            if j + 2 < len(tokens) and tokens[j][0] in _NAMES and \
-                    tokens[j + 1][0] is TokenType.COMMA and tokens[j + 2][0] is TokenType.STRING:
-                column, path = tokens[j][1].lower(), tokens[j + 2][1]
+        elif (j := _first_argument(tokens, i, "JSON_EXTRACT")) is not None and \
+                j + 2 < len(tokens) and tokens[j + 1][0] is TokenType.COMMA and \
+                tokens[j + 2][0] is TokenType.STRING:
+            column, path = tokens[j][1].lower(), tokens[j + 2][1]
         name = path[2:] if path is not None and path.startswith("$.") else path
         if column is not None and name is not None and name.isidentifier():
             yield column, name
@@ -587,6 +596,8 @@ class DatabaseSampler:
 
     def _repeats_a_hub(self, t: Table, trows: list[tuple], row: tuple) -> bool:
         """Whether ``row`` repeats a value of one of ``t``'s keyed columns in ``trows``."""
+        if not self.keyed:
+            return False
         for i, c in enumerate(t.columns):
             if c.name.lower() in self.keyed and row[i] is not None and \
                     any(r[i] == row[i] for r in trows):
