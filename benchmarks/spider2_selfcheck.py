@@ -6,7 +6,7 @@ Plain script, not a test::
     python benchmarks/spider2_selfcheck.py [--bound 3] [--timeout 60] [--only local219]
         [--kinds operator ...] [--every-site] [--json out.json]
 
-Data: ``../shared/data/spider2`` (or ``$SPOTIT_SPIDER2_DIR``): ``local_tasks.jsonl``,
+Data: ``../shared/data/spider2`` (or ``$SPIDER2_DIR``): ``local_tasks.jsonl``,
 ``gold/<instance_id>.sql``, ``schemas/<db>.sql``. Per gold query:
 
 - ``self``: the query against itself (decided, and how fast);

@@ -188,6 +188,7 @@ class Pool:
 STEPS = (0, -1, 1, -15, 15, -30, 30, -182, 182)  # days around a date a year offset gives
 NEAR_DAYS = 40  # days a query's date may move by (``DatabaseSampler._day``)
 HUB_REDRAWS = 4  # draws of a row that repeats a keyed column's value, at most
+FULL_SHARE = 0.3  # of the larger databases, those at the bound whose rows all join and pass
 TRIAL_SECONDS = 0.1  # for SQLite to run both queries on one random database
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMERIC_PREFIX = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -501,6 +502,8 @@ class DatabaseSampler:
         self.max_rows = max_rows
         self.narrow: tuple[list[int], list[str]] | None = None  # see ``database``
         self.coupled = False  # see ``database``
+        self.full = False  # see ``database``
+        self._turns: dict[tuple[str, str], list[int]] = {}
         self._joined: dict[tuple[str, str], list[tuple[int, int]]] = {}
         self.keyed: frozenset[str] = frozenset()  # see ``database``
         self._hubs = pool.hubs()
@@ -517,7 +520,15 @@ class DatabaseSampler:
         self.narrow = self._narrow_pool() if self.rng.random() < 0.5 else None
         self.narrowed = None  # every column draws from the narrow pool
         counts = _ROW_COUNTS
-        if self.max_rows > max(_ROW_COUNTS) and self.rng.random() < 0.5:
+        larger = self.max_rows > max(_ROW_COUNTS) and self.rng.random() < 0.5
+        # of the larger databases, some are full: every table at the bound, rows that
+        # pass the queries' filters and joined columns taken from the rows of the
+        # tables they join, each in turn. That is the database a person writes to
+        # exercise a query; five customers with a delivered order each are what an
+        # NTILE(5) over customers needs to reach its fifth bucket, and drawn freely,
+        # about two databases in 3,000 have them
+        full = larger and self.rng.random() < FULL_SHARE
+        if larger and not full:
             # with room for more than three rows, every other database is a larger one:
             # a difference past a LIMIT, between an NTILE's buckets or in which of
             # several groups comes first needs four or five rows. Its joined columns
@@ -528,13 +539,17 @@ class DatabaseSampler:
             if self.pool.join_columns and self.rng.random() < 0.5:
                 self.narrow = self._narrow_pool(self.max_rows)
                 self.narrowed = self.pool.join_columns
+        if full:
+            counts, self.narrow = (self.max_rows,), None
         # every other database (of queries that join) draws a row's joined columns from
         # one row of a table drawn before it, as a foreign key's columns are
-        self.coupled = bool(self.pool.join_partners) and self.rng.random() < 0.5
+        self.coupled = bool(self.pool.join_partners) and (full or self.rng.random() < 0.5)
+        self.full = full
         # most databases keep a column that several others are equated with (Spider
         # 2.0's player_api_id, joined by 22 player columns of a match) free of repeats,
         # as the key it is: repeated, 22 LEFT JOINs multiply a match into 3^22 rows
         self.keyed = self._hubs if self._hubs and self.rng.random() < 0.75 else frozenset()
+        self._turns = {}
         rows: Rows = {}
         for t in self.tables:
             n = self.rng.choice([n for n in counts if n <= self.max_rows])
@@ -567,7 +582,7 @@ class DatabaseSampler:
             nullable = any(_nullable(t, t.columns[i]) for i in idx)
             if parent_rows and (self.rng.random() < 0.9 or not nullable):
                 parent = self.schema.require_table(fk.ref_table)
-                source = self.rng.choice(parent_rows)
+                source = self._source((t.name, parent.name), parent_rows)
                 for i, pc in zip(idx, fk.ref_columns, strict=True):
                     cells[i] = source[parent.column_index(pc)]
             elif nullable:
@@ -583,16 +598,28 @@ class DatabaseSampler:
         that the queries equate with its columns taken from one of its rows."""
         for u in self.tables:
             drawn = rows.get(u.name)
-            if not drawn or u is t or self.rng.random() < 0.3:
+            if not drawn or u is t or (not self.full and self.rng.random() < 0.3):
                 continue
             pairs = self._joined_cells(t, u)
             if not pairs:
                 continue
-            source = self.rng.choice(drawn)
+            source = self._source((t.name, u.name), drawn)
             for i, j in pairs:
                 carried = _carried(source[j], u.columns[j], t.columns[i])
                 if carried is not None:
                     cells[i] = carried
+
+    def _source(self, key: tuple[str, str], drawn: list[tuple]) -> tuple:
+        """A row of ``drawn`` for a row of another table to take its joined cells
+        from. In a full database, each in turn (a shuffled order, then again): five
+        orders of five customers then reach them all, as real data's references do,
+        where a free choice reaches five distinct customers once in 26 databases."""
+        if not self.full:
+            return self.rng.choice(drawn)
+        turns = self._turns.get(key)
+        if not turns:
+            turns = self._turns[key] = self.rng.sample(range(len(drawn)), len(drawn))
+        return drawn[turns.pop()]
 
     def _repeats_a_hub(self, t: Table, trows: list[tuple], row: tuple) -> bool:
         """Whether ``row`` repeats a value of one of ``t``'s keyed columns in ``trows``."""
@@ -616,7 +643,7 @@ class DatabaseSampler:
 
     def value(self, column: Column, *, nullable: bool):
         rng, pool = self.rng, self.pool
-        if nullable and rng.random() < 0.15:
+        if nullable and rng.random() < (0.03 if self.full else 0.15):
             return None
         d = column.domain
         members = pool.json_members.get(column.name.lower())
@@ -629,7 +656,7 @@ class DatabaseSampler:
         if separators and d in (Domain.ANY, Domain.TEXT) and rng.random() < 0.5:
             return self._listed(rng.choice(separators))
         hints = pool.hints.get(column.name.lower())
-        if hints and rng.random() < 0.4:
+        if hints and rng.random() < (0.9 if self.full else 0.4):
             hinted = self._hinted(column, d, rng.choice(hints))
             if hinted is not None:
                 return hinted

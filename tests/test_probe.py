@@ -462,3 +462,48 @@ def test_random_search_refutes_a_json_filter_with_json_sqlite_reads():
     pred = ABAKAN.replace(" OR b.city ->> 'en' = 'Abakan'", "")
     found = probe(JSON_SCHEMA, ABAKAN, pred, Semantics.SET)
     assert found is not None and found.validation.confirmed
+
+
+RFM = schema_from_ddl("""
+CREATE TABLE customers (customer_id TEXT, customer_unique_id TEXT);
+CREATE TABLE orders (order_id TEXT, customer_id TEXT, order_status TEXT);
+""")
+
+
+def test_full_databases_give_every_row_a_join_partner_and_the_filters_value():
+    """Five groups of a join that a filter passes need every table at the bound, every
+    order delivered, and five orders reaching five distinct customers. Drawn freely,
+    each by chance: by hand from the sampler (seed 7, at most 5 rows), of 1,000
+    databases 0 give five groups and 5 four or more. Full databases (rows at the bound,
+    hinted values, each row joined to the next partner in turn): 22 and 86."""
+    query = ("SELECT customer_unique_id, COUNT(order_id) FROM orders "
+             "JOIN customers USING (customer_id) WHERE order_status = 'delivered' "
+             "GROUP BY customer_unique_id")
+    pool, tables = literal_pool(RFM, (query,))
+    sampler = DatabaseSampler(RFM, tables, pool, random.Random(7), 5)
+    four = five = 0
+    for _ in range(1000):
+        conn = build_database(RFM, sampler.database())
+        groups = len(conn.execute(query).fetchall())
+        conn.close()
+        four += groups >= 4
+        five += groups == 5
+    assert five >= 10 and four >= 40, (five, four)
+
+
+def test_random_search_reaches_an_ntiles_fifth_bucket():
+    """Spider 2.0's local003 in small: customers cut into NTILE(5) buckets by their
+    delivered orders, buckets 4 and 5 named 'low'; the mutant names 4 and 6. By hand,
+    they differ only where a fifth bucket exists: five customers with a delivered order
+    each. Found in 10 of 10 searches of 300 databases, 1 of 10 before full databases."""
+    found = 0
+    for i in range(10):
+        gold = ("WITH f AS (SELECT customer_unique_id, NTILE(5) OVER (ORDER BY "
+                "COUNT(order_id) DESC) AS b FROM orders JOIN customers USING (customer_id) "
+                "WHERE order_status = 'delivered' GROUP BY customer_unique_id) "
+                "SELECT customer_unique_id, CASE WHEN b IN (4, 5) THEN 'low' ELSE 'high' END "
+                f"FROM f -- {i}")
+        pred = gold.replace("IN (4, 5)", "IN (4, 6)")
+        r = probe(RFM, gold, pred, Semantics("set"), trials=300, seconds=60, max_rows=5)
+        found += r is not None and r.validation.confirmed
+    assert found >= 6, found
