@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from spotit import check
 
 DDL = ("CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER, y TEXT);"
@@ -42,3 +44,73 @@ def test_a_compound_of_one_affinity_and_an_outermost_one_are_still_proved():
     top = check(DDL, "SELECT x FROM t UNION SELECT y FROM s",
                 "SELECT y FROM s UNION SELECT x FROM t", bound=2)
     assert top.verdict.value == "equivalent", top.reason
+
+
+PADDED = ("CREATE TABLE t (a INTEGER, b TEXT, r REAL, n NUMERIC, z);"
+          " INSERT INTO t VALUES (1, '1', 1.0, 1, 1);"
+          " INSERT INTO t VALUES (2, '2', 2.5, 'x', '2');")
+
+
+@pytest.mark.parametrize("col", ["a", "b", "r", "n", "z"])
+def test_sqlite_reads_a_null_padded_compound_under_its_first_members_affinity(col):
+    """The ground for reading ``SELECT c ... UNION ALL SELECT NULL`` as ``c``'s affinity:
+    by SQLite, flattened, kept whole by a LIMIT or an ORDER BY, and stored (a CTE read
+    twice, MATERIALIZED), every comparison of the column agrees with ``c`` read alone;
+    with the NULL member first, some do not."""
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(PADDED)
+    compounds = [f"SELECT {col} AS x FROM t UNION ALL SELECT NULL",
+                 f"SELECT {col} AS x FROM t UNION SELECT NULL",
+                 f"SELECT {col} AS x FROM t UNION ALL SELECT NULL UNION ALL SELECT {col} FROM t"]
+    comparisons = ["x = '1'", "x = 1", "x = 1.0", "x = u.b", "x < '2'", "x IN ('1', 2)",
+                   "x BETWEEN '1' AND '2'", "x IN (SELECT b FROM t)"]
+
+    def rows(sql):
+        return sorted(set(conn.execute(sql).fetchall()), key=repr)
+
+    for cmp in comparisons:
+        alone = rows(f"SELECT x, {cmp} FROM (SELECT {col} AS x FROM t), t AS u WHERE u.a = 1")
+        for c in compounds:
+            for form in (f"({c})", f"({c} LIMIT 99)", f"({c} ORDER BY 1)"):
+                assert rows(f"SELECT x, {cmp} FROM {form}, t AS u "
+                            "WHERE u.a = 1 AND x IS NOT NULL") == alone
+            stored = rows(f"WITH w AS MATERIALIZED ({c}) SELECT x, {cmp} FROM w, t AS u "
+                          "WHERE u.a = 1 AND x IS NOT NULL")
+            assert stored == alone
+    first = f"(SELECT NULL AS x UNION ALL SELECT {col} FROM t LIMIT 99)"
+    assert any(rows(f"SELECT x, {cmp} FROM {first}, t AS u WHERE u.a = 1 AND x IS NOT NULL")
+               != rows(f"SELECT x, {cmp} FROM (SELECT {col} AS x FROM t), t AS u "
+                       "WHERE u.a = 1") for cmp in comparisons)
+
+
+def test_a_compound_padded_with_null_is_read_under_its_first_members_affinity():
+    # a UNION ALL member padded with NULL was refused as an indeterminate affinity;
+    # by the test above, x = '1' is a = 1 there (an INTEGER 1 matches '1')
+    ddl = "CREATE TABLE t (a INTEGER, b TEXT);"
+    padded = "(SELECT a AS x, b FROM t UNION ALL SELECT NULL, b FROM t)"
+    res = check(ddl, f"SELECT COUNT(x) FROM {padded} AS s", "SELECT COUNT(a) FROM t",
+                bound=3)
+    assert res.verdict.value == "equivalent", res.reason
+    res = check(ddl, f"SELECT x FROM {padded} AS s WHERE x = '1'",
+                "SELECT a FROM t WHERE a = 1", bound=3)
+    assert res.verdict.value == "equivalent", res.reason
+    # the NULL member first: the column has no affinity when SQLite keeps it whole
+    first = "(SELECT NULL AS x UNION ALL SELECT a FROM t LIMIT 9)"
+    res = check(ddl, f"SELECT x FROM {first} AS s WHERE x = '1'",
+                "SELECT a FROM t WHERE a = 1", bound=3)
+    assert res.verdict.value == "not_equivalent", res.reason
+
+
+def test_in_reads_a_padded_compound_under_its_last_members_affinity():
+    """IN takes the affinity of its compound's rightmost member (``exprINAffinity``):
+    by SQLite, '1' IN (SELECT a ... UNION ALL SELECT NULL) is NULL where a = 1, and
+    '1' IN (SELECT a ...) is 1. So the padding is not read away there."""
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(PADDED)
+    assert conn.execute("SELECT '1' IN (SELECT a FROM t UNION ALL SELECT NULL)"
+                        ).fetchall() == [(None,)]
+    assert conn.execute("SELECT '1' IN (SELECT a FROM t)").fetchall() == [(1,)]
+    res = check("CREATE TABLE t (a INTEGER, b TEXT);",
+                "SELECT b FROM t WHERE '1' IN (SELECT a FROM t UNION ALL SELECT NULL)",
+                "SELECT b FROM t WHERE '1' IN (SELECT a FROM t)", bound=2)
+    assert res.verdict.value != "equivalent", res.reason

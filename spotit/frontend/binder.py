@@ -33,7 +33,7 @@ from spotit.ir.types import (
     Collation,
     affinity_of_declared_type,
 )
-from spotit.ir.walk import iter_rels, rewrite
+from spotit.ir.walk import iter_exprs, iter_rels, rewrite
 from spotit.schema import Schema, View, internal_table_construct, is_internal_table
 
 AGGREGATES = {"COUNT", "SUM", "AVG", "MIN", "MAX", "TOTAL", "GROUP_CONCAT"}
@@ -119,27 +119,71 @@ def _no_indeterminate_affinity(plan: R.Rel) -> None:
     """Refuse a compound SELECT read by an enclosing query (a FROM subquery, CTE, view
     or IN) whose members' columns have different affinities: SQLite takes the column's
     affinity from any one member, and not always the same one within a query (it may
-    push a WHERE into each member, flattening), so ``c = '1'`` may or may not match an
-    INTEGER 1. The outermost compound's affinities are never read."""
-    outermost: set[int] = set()
-    stack = [plan]
+    push a WHERE into each member, flattening, or store the rows under the first
+    member's affinity, converting them), so ``c = '1'`` may or may not match an
+    INTEGER 1. The outermost compound's affinities are never read.
+
+    In a table read (FROM, a CTE, a view), a member whose column is the literal NULL
+    (``UNION ALL SELECT x, NULL``, padding) does not count when the leftmost member's
+    is not: a NULL is never converted and compares as NULL, so every way SQLite runs
+    the compound reads the column under the leftmost member's affinity (checked on
+    SQLite in the plans it picks: tests/test_compound_affinity.py). Not so for the
+    compound an IN or a scalar subquery reads directly: IN takes the rightmost
+    member's affinity (``'1' IN (SELECT a FROM t UNION ALL SELECT NULL)`` is NULL
+    where a = 1)."""
+    outermost = _compound_chain(plan)
+    direct: set[int] = set()  # the compounds a subquery expression reads directly
+    for e, _ in iter_exprs(plan):
+        if isinstance(e, (S.InSubquery, S.ScalarSubquery)):
+            direct |= _compound_chain(e.query)
+    for rel in iter_rels(plan):
+        if isinstance(rel, R.SetOp) and id(rel) not in outermost:
+            members = _members(rel)
+            for i, first in enumerate(members[0].columns):
+                padded = id(rel) not in direct and not _null_column(members[0], i)
+                for m in members[1:]:
+                    a = m.columns[i]
+                    if a.affinity != first.affinity and not (padded and _null_column(m, i)):
+                        raise Unsupported(
+                            f"a compound SELECT read by an enclosing query whose column "
+                            f"{i + 1} has different affinities in its members "
+                            f"({first.affinity.name} and {a.affinity.name}: SQLite leaves "
+                            "the column's affinity indeterminate)")
+
+
+def _compound_chain(rel: R.Rel) -> set[int]:
+    """The ids of ``rel`` and, through its ORDER BY/LIMIT, of its compound's nodes:
+    what reads the compound's columns directly."""
+    found: set[int] = set()
+    stack = [rel]
     while stack:
         node = stack.pop()
-        outermost.add(id(node))
+        found.add(id(node))
         if isinstance(node, R.Sort):
             stack.append(node.input)
         elif isinstance(node, R.SetOp):
             stack.extend((node.left, node.right))
-    for rel in iter_rels(plan):
-        if isinstance(rel, R.SetOp) and id(rel) not in outermost:
-            for i, (a, b) in enumerate(zip(rel.left.columns, rel.right.columns,
-                                           strict=True)):
-                if a.affinity != b.affinity:
-                    raise Unsupported(
-                        f"a compound SELECT read by an enclosing query whose column "
-                        f"{i + 1} has different affinities in its members ({a.affinity.name} "
-                        f"and {b.affinity.name}: SQLite leaves the column's affinity "
-                        "indeterminate)")
+    return found
+
+
+def _members(rel: R.Rel) -> list[R.Rel]:
+    """A compound's members, left to right."""
+    if isinstance(rel, R.SetOp):
+        return _members(rel.left) + _members(rel.right)
+    return [rel]
+
+
+def _null_column(member: R.Rel, i: int) -> bool:
+    """Whether column ``i`` of a compound's member is the literal NULL in every row."""
+    while isinstance(member, (R.Distinct, R.Filter)):
+        member = member.input
+    if isinstance(member, R.Project):
+        e = member.exprs[i]
+        return isinstance(e, S.Const) and e.value is None
+    if isinstance(member, R.Values):
+        return all(isinstance(row[i], S.Const) and row[i].value is None
+                   for row in member.rows)
+    return False
 
 
 def bind_row_expression(schema: Schema, table: str, columns: list[R.OutColumn],
