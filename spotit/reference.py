@@ -148,6 +148,9 @@ def _message(node: ast.expr, constants: dict[str, object]) -> str | None:
     when nothing of it is written in the call."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
+    if isinstance(node, ast.Name) and node.id.isupper() and \
+            isinstance(constants.get(node.id), str):  # a message kept in a constant
+        return constants[node.id]
     if isinstance(node, ast.JoinedStr):
         return "".join(v.value if isinstance(v, ast.Constant)
                        else _placeholder(v.value, constants)

@@ -114,3 +114,59 @@ def test_in_reads_a_padded_compound_under_its_last_members_affinity():
                 "SELECT b FROM t WHERE '1' IN (SELECT a FROM t UNION ALL SELECT NULL)",
                 "SELECT b FROM t WHERE '1' IN (SELECT a FROM t)", bound=2)
     assert res.verdict.value != "equivalent", res.reason
+
+
+@pytest.mark.parametrize("first", ["a + 0", "b || ''", "z", "COALESCE(a, b)", "NULL", "'7'"])
+def test_sqlite_keeps_the_values_of_a_compound_whose_first_member_converts_nothing(first):
+    """The ground for ``Affinity.MIXED``: where the leftmost member's column has no
+    affinity (an expression, a literal) or BLOB's, every plan SQLite picks --
+    flattened, kept whole, stored, read twice -- gives the members' values unconverted,
+    whatever the other members' affinities. Under a leftmost INTEGER, storing converts
+    a TEXT member's '5'."""
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(PADDED)
+
+    def rows(sql):
+        return sorted(conn.execute(sql).fetchall(), key=repr)
+
+    for other in ["a", "b", "r", "n", "z", "5", "'5'", "1.0"]:
+        compound = f"SELECT {first} AS x FROM t UNION ALL SELECT {other} FROM t"
+        alone = rows(f"SELECT typeof(x), x FROM ({compound})")
+        for sql in (f"SELECT typeof(x), x FROM ({compound} LIMIT 99)",
+                    f"SELECT typeof(x), x FROM ({compound} ORDER BY 1)",
+                    f"WITH w AS MATERIALIZED ({compound}) SELECT typeof(x), x FROM w",
+                    f"WITH w AS ({compound}) SELECT typeof(w1.x), w1.x FROM w AS w1, "
+                    "(SELECT COUNT(*) FROM w) AS w2",
+                    f"SELECT typeof(x), x FROM ({compound}) AS s, t AS u WHERE u.a = 1"):
+            assert rows(sql) == alone, sql
+    stored = rows("WITH w AS MATERIALIZED (SELECT a AS x FROM t UNION ALL SELECT '5') "
+                  "SELECT typeof(x), x FROM w")
+    assert ("integer", 5) in stored
+
+
+def test_a_mixed_column_is_read_but_never_compared():
+    """Spider 2.0-style FULL OUTER JOIN by UNION ALL (a stand-in for local040): the
+    zipcode column is COALESCE(...) (no affinity) in one member and an INTEGER column
+    in the other. Its values are the members' own (test above), so counting, summing
+    and projecting it is decided; comparing it is refused, since SQLite compares it
+    under either member's affinity (the first test of this file)."""
+    ddl = ("CREATE TABLE trees (tree_id INTEGER, zipcode INTEGER, boro TEXT);"
+           "CREATE TABLE income (zipcode INTEGER, mean REAL);")
+    combined = ("(SELECT t.tree_id, COALESCE(t.zipcode, i.zipcode) AS zipcode, t.boro, i.mean "
+                "FROM trees AS t LEFT JOIN income AS i ON t.zipcode = i.zipcode "
+                "UNION ALL SELECT NULL, i.zipcode, NULL, i.mean FROM income AS i "
+                "WHERE NOT EXISTS (SELECT 1 FROM trees AS t2 WHERE t2.zipcode = i.zipcode))")
+    gold = f"SELECT boro, COUNT(tree_id), COUNT(zipcode), AVG(mean) FROM {combined} GROUP BY boro"
+    res = check(ddl, gold, gold.replace("COUNT(zipcode)", "COUNT(zipcode) + 0"), bound=2)
+    assert res.verdict.value == "equivalent", res.reason
+    res = check(ddl, gold, gold.replace("COUNT(zipcode)", "COUNT(zipcode) + 1"), bound=2)
+    assert res.verdict.value == "not_equivalent", res.reason
+    compared = f"SELECT tree_id FROM {combined} AS c WHERE zipcode = '1'"
+    res = check(ddl, compared, compared.replace("'1'", "1"), bound=2)
+    assert res.verdict.value != "equivalent", res.reason
+    # a leftmost member that converts (TEXT) with an INTEGER one: stored, its values
+    # change, so even reading the column is refused
+    res = check(ddl, "SELECT COUNT(x) FROM (SELECT boro AS x FROM trees UNION ALL "
+                "SELECT zipcode FROM income)", "SELECT 0", bound=2)
+    assert res.verdict.value in ("unsupported", "not_equivalent"), res.reason
+    assert "different affinities" in res.reason

@@ -36,7 +36,8 @@ from spotit.encodings.values import (
     normalize,
     truth_of_bool,
 )
-from spotit.ir.types import BINARY, INT64_MAX, INT64_MIN, Affinity, StorageClass
+from spotit.errors import Unsupported
+from spotit.ir.types import BINARY, INT64_MAX, INT64_MIN, MIXED_COMPARED, Affinity, StorageClass
 from spotit.mutants import planted
 from spotit.smt import ops
 
@@ -190,6 +191,8 @@ def compare(enc: Encoder, op: str, x: Value, ax: Affinity, y: Value, ay: Affinit
 def comparison_affinity(enc: Encoder, x: Value, ax: Affinity, y: Value, ay: Affinity
                         ) -> tuple[Value, Value]:
     """Apply the affinity conversions SQLite does before comparing x and y."""
+    if Affinity.MIXED in (ax, ay):  # the binder refuses these first
+        raise Unsupported(MIXED_COMPARED)
     if planted("compare-no-affinity") and ax.is_numeric != ay.is_numeric:
         return x, y
     if ax.is_numeric and not ay.is_numeric:

@@ -27,6 +27,7 @@ from spotit.ir import relational as R
 from spotit.ir import scalar as S
 from spotit.ir.types import (
     BINARY,
+    MIXED_COMPARED,
     MODELLED_COLLATIONS,
     NO_AFFINITY,
     Affinity,
@@ -72,8 +73,8 @@ def _as_column(c: Collation | None) -> Collation:
 
 
 def _cols_of(alias: str | None, rel: R.Rel) -> list[_Col]:
-    return [_Col(alias, c.name, c.affinity, collation=_as_column(c.collation))
-            for c in rel.columns]
+    return [_Col(alias, c.name, a, collation=_as_column(c.collation))
+            for c, a in zip(rel.columns, _table_affinities(rel), strict=True)]
 
 
 @dataclass
@@ -116,39 +117,86 @@ def bind(query: A.Query, schema: Schema) -> R.Rel:
 
 
 def _no_indeterminate_affinity(plan: R.Rel) -> None:
-    """Refuse a compound SELECT read by an enclosing query (a FROM subquery, CTE, view
-    or IN) whose members' columns have different affinities: SQLite takes the column's
-    affinity from any one member, and not always the same one within a query (it may
-    push a WHERE into each member, flattening, or store the rows under the first
-    member's affinity, converting them), so ``c = '1'`` may or may not match an
-    INTEGER 1. The outermost compound's affinities are never read.
+    """Refuse what would rest on a compound SELECT's indeterminate affinity.
 
-    In a table read (FROM, a CTE, a view), a member whose column is the literal NULL
-    (``UNION ALL SELECT x, NULL``, padding) does not count when the leftmost member's
-    is not: a NULL is never converted and compares as NULL, so every way SQLite runs
-    the compound reads the column under the leftmost member's affinity (checked on
-    SQLite in the plans it picks: tests/test_compound_affinity.py). Not so for the
-    compound an IN or a scalar subquery reads directly: IN takes the rightmost
-    member's affinity (``'1' IN (SELECT a FROM t UNION ALL SELECT NULL)`` is NULL
-    where a = 1)."""
+    A compound read by an enclosing query (a FROM subquery, CTE, view, IN or scalar
+    subquery) whose members' columns have different affinities: SQLite takes the
+    column's affinity from any one member, and not always the same one within a query.
+    It may push a WHERE into each member (flattening), so each compares under its own;
+    it may store the rows under the leftmost member's affinity, converting them; IN
+    takes the rightmost member's. So ``c = '1'`` may or may not match an INTEGER 1.
+    The outermost compound's affinities are never read.
+
+    Read as a table (FROM, a CTE, a view), such a column is not refused outright
+    (``_table_affinities``): where its values cannot depend on the plan, it gets
+    ``Affinity.MIXED``, and only a comparison that reads it is refused, here. A
+    compound IN or a scalar subquery reads directly must agree in every column."""
     outermost = _compound_chain(plan)
     direct: set[int] = set()  # the compounds a subquery expression reads directly
     for e, _ in iter_exprs(plan):
         if isinstance(e, (S.InSubquery, S.ScalarSubquery)):
             direct |= _compound_chain(e.query)
     for rel in iter_rels(plan):
-        if isinstance(rel, R.SetOp) and id(rel) not in outermost:
-            members = _members(rel)
-            for i, first in enumerate(members[0].columns):
-                padded = id(rel) not in direct and not _null_column(members[0], i)
-                for m in members[1:]:
-                    a = m.columns[i]
-                    if a.affinity != first.affinity and not (padded and _null_column(m, i)):
-                        raise Unsupported(
-                            f"a compound SELECT read by an enclosing query whose column "
-                            f"{i + 1} has different affinities in its members "
-                            f"({first.affinity.name} and {a.affinity.name}: SQLite leaves "
-                            "the column's affinity indeterminate)")
+        if not isinstance(rel, R.SetOp) or id(rel) in outermost:
+            continue
+        if id(rel) not in direct:
+            _table_affinities(rel)  # refuses what the plan may convert
+            continue
+        members = _members(rel)
+        for i, first in enumerate(members[0].columns):
+            for m in members[1:]:
+                if m.columns[i].affinity != first.affinity:
+                    raise _indeterminate(i, first.affinity, m.columns[i].affinity)
+    for e, _ in iter_exprs(plan):
+        if isinstance(e, (S.Compare, S.Is)):
+            read = (S.affinity_of(e.left), S.affinity_of(e.right))
+        elif isinstance(e, S.InSubquery):
+            read = (*(S.affinity_of(x) for x in (e.operand, *e.rest)),
+                    *(c.affinity for c in e.query.columns))
+        elif isinstance(e, S.StoredAs):
+            read = (e.affinity,)
+        else:
+            continue
+        if Affinity.MIXED in read:
+            raise Unsupported(MIXED_COMPARED)
+
+
+def _indeterminate(i: int, a: Affinity, b: Affinity) -> Unsupported:
+    return Unsupported(f"a compound SELECT read by an enclosing query whose column {i + 1} "
+                       f"has different affinities in its members ({a.name} and {b.name}: "
+                       "SQLite leaves the column's affinity indeterminate)")
+
+
+def _table_affinities(rel: R.Rel) -> list[Affinity]:
+    """The affinities of ``rel``'s columns as a query reading it as a table sees them.
+
+    For a compound, per column: the leftmost member's where every other member's is
+    the same, or the literal NULL (padding: ``UNION ALL SELECT x, NULL``), the
+    leftmost's not being NULL -- a NULL is never converted and compares as NULL, so
+    every plan SQLite picks reads the column under the leftmost member's affinity
+    (checked on SQLite: tests/test_compound_affinity.py). Otherwise ``MIXED`` where the
+    leftmost member's converts nothing (NONE, BLOB: the values are the members' own
+    in every plan, only comparisons differ), and refused where it does (stored under
+    it, a member's values change)."""
+    compound = rel
+    while isinstance(compound, R.Sort):
+        compound = compound.input
+    if not isinstance(compound, R.SetOp):
+        return [c.affinity for c in rel.columns]
+    members = _members(compound)
+    out = []
+    for i, first in enumerate(members[0].columns):
+        padded = not _null_column(members[0], i)
+        other = next((m.columns[i].affinity for m in members[1:]
+                      if m.columns[i].affinity != first.affinity
+                      and not (padded and _null_column(m, i))), None)
+        if other is None:
+            out.append(first.affinity)
+        elif first.affinity in (Affinity.NONE, Affinity.BLOB):
+            out.append(Affinity.MIXED)
+        else:
+            raise _indeterminate(i, first.affinity, other)
+    return out
 
 
 def _compound_chain(rel: R.Rel) -> set[int]:
@@ -1443,10 +1491,11 @@ def _once_in_from(sel: A.Select, name: str) -> bool:
 
 
 def _rename(rel: R.Rel, names: tuple[str, ...]) -> R.Rel:
-    refs = tuple(S.ColumnRef(0, i, c.affinity, n, _as_column(c.collation)) for i, (c, n) in
-                 enumerate(zip(rel.columns, names, strict=True)))
-    out = tuple(R.OutColumn(n, c.affinity, _as_column(c.collation))
-                for c, n in zip(rel.columns, names, strict=True))
+    read = _table_affinities(rel)
+    refs = tuple(S.ColumnRef(0, i, a, n, _as_column(c.collation)) for i, (c, a, n) in
+                 enumerate(zip(rel.columns, read, names, strict=True)))
+    out = tuple(R.OutColumn(n, a, _as_column(c.collation))
+                for c, a, n in zip(rel.columns, read, names, strict=True))
     return R.Project(rel, refs, out)
 
 

@@ -18,6 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from spotit.errors import Unsupported
+
+MIXED_COMPARED = ("a comparison of a column of a compound SELECT whose members have "
+                  "different affinities (SQLite compares it under one member's affinity "
+                  "or another's)")
+
 
 class StorageClass(Enum):
     """The non-NULL storage classes SpotIt models (BLOB is not modelled)."""
@@ -47,10 +53,17 @@ class Affinity(Enum):
     REAL = "REAL"
     BLOB = "BLOB"
     NONE = "NONE"
+    # a column of a compound SELECT read as a table whose members' affinities differ
+    # where its values do not depend on it (the leftmost member's converts nothing):
+    # SQLite compares it under one member's affinity or another's, so the binder
+    # refuses any comparison that reads it (spotit.frontend.binder)
+    MIXED = "MIXED"
 
     @property
     def converts(self) -> bool:
         """Does storing a value under this affinity change it?"""
+        if self is Affinity.MIXED:
+            raise Unsupported(MIXED_COMPARED)
         return self not in (Affinity.BLOB, Affinity.NONE)
 
     @property
