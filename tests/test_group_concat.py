@@ -61,3 +61,17 @@ def test_a_separator_that_is_not_a_constant_is_unsupported():
                 bound=2, probe_trials=0)
     assert res.verdict.value == "unsupported"
     assert "separator" in res.reason
+
+
+def test_the_default_separator_written_out_is_the_same_call():
+    """GROUP_CONCAT(s) and GROUP_CONCAT(s, ',') are one call in SQLite (its default
+    separator is ','): was `spurious` (two independent orders); now one canonical form.
+    ', ' is another separator."""
+    rows = [(1, "a", 1, "x"), (2, "a", 2, "y"), (3, "b", 3, None)]
+    gold = "SELECT g, GROUP_CONCAT(s) FROM t GROUP BY g"
+    written = "SELECT g, GROUP_CONCAT(s, ',') FROM t GROUP BY g"
+    assert run(gold, rows) == run(written, rows)
+    r = check(DDL, gold, written, bound=3)
+    assert r.verdict.value == "equivalent", r.reason
+    r = check(DDL, gold, written.replace("','", "', '"), bound=3)
+    assert r.verdict.value == "not_equivalent", r.reason

@@ -46,17 +46,47 @@ def test_a_changed_condition_is_refuted_and_confirmed():
 
 def test_recursion_deeper_than_the_rounds_is_unrolled_further():
     """A sequence past the first rounds (12 months, 30 days) has the rounds doubled
-    until it ends within them; one past 16 times the rounds stays unsupported."""
+    until it ends within them; one whose depth the data decide, past 16 times the
+    rounds on some database, stays unsupported."""
     q = COUNT.format(30) + "SELECT COUNT(*) FROM c"
     r = spotit.check(DDL, q, "SELECT 30", bound=2)
     assert r.verdict.value == "equivalent", r.reason
     assert spotit.check(DDL, q, "SELECT 31", bound=2).verdict.value == "not_equivalent"
+    # 1, 2, ... up to the largest boss: a boss of 10**9 needs that many rounds (n is
+    # never NULL, so COUNT(n) is COUNT(*): the same on every database, by hand)
+    deep = COUNT.format("(SELECT MAX(boss) FROM emp)") + "SELECT COUNT(*) FROM c"
+    same = deep.replace("COUNT(*)", "COUNT(n)")
+    r = spotit.check(DDL, deep, same, bound=2)
+    assert r.verdict.value == "unsupported" and "deeper than 160 rounds" in r.reason
+    r = spotit.check(DDL, deep, same, bound=2, recursion_depth=5)
+    assert r.verdict.value == "unsupported" and "deeper than 80 rounds" in r.reason
+
+
+def test_a_recursion_the_same_on_every_database_runs_to_its_end():
+    """A count to 1,000 or a calendar of 2021's days reads no table: its rounds are
+    constants, run to their end however many (up to 4,096 rows), where an unrolled
+    recursion stops at 160 rounds. By hand: 1,000 numbers, 365 days (2021 is not a leap
+    year); x IN 1..200 is x BETWEEN 1 AND 200 for an INTEGER x. Past 4,096 rows the
+    rounds are bounded again."""
     far = COUNT.format(1000) + "SELECT COUNT(*) FROM c"
     assert sqlite_value(far) == [(1000,)]
     r = spotit.check(DDL, far, "SELECT 1000", bound=2)
-    assert r.verdict.value == "unsupported" and "deeper than 160 rounds" in r.reason
-    r = spotit.check(DDL, far, "SELECT 1000", bound=2, recursion_depth=5)
-    assert r.verdict.value == "unsupported" and "deeper than 80 rounds" in r.reason
+    assert r.verdict.value == "equivalent", r.reason
+    assert spotit.check(DDL, far, "SELECT 999", bound=2).verdict.value == "not_equivalent"
+    days = ("WITH RECURSIVE d(day) AS (SELECT '2021-01-01' UNION ALL SELECT date(day, "
+            "'+1 day') FROM d WHERE day < '2021-12-31') SELECT COUNT(*), MAX(day) FROM d")
+    assert sqlite_value(days) == [(365, "2021-12-31")]
+    r = spotit.check(DDL, days, "SELECT 365, '2021-12-31'", bound=2)
+    assert r.verdict.value == "equivalent", r.reason
+    within = COUNT.format(200) + "SELECT id FROM emp WHERE boss IN (SELECT n FROM c)"
+    r = spotit.check(DDL, within, "SELECT id FROM emp WHERE boss BETWEEN 1 AND 200",
+                     bound=2)
+    assert r.verdict.value == "equivalent", r.reason
+    r = spotit.check(DDL, within, within.replace("n < 200", "n < 150"), bound=2)
+    assert r.verdict.value == "not_equivalent", r.reason
+    beyond = COUNT.format(5000) + "SELECT COUNT(*) FROM c"
+    r = spotit.check(DDL, beyond, "SELECT 5000", bound=2)
+    assert r.verdict.value == "unsupported" and "deeper than" in r.reason
 
 
 def test_a_candidate_past_the_rounds_unrolls_more_instead_of_being_spurious():

@@ -29,11 +29,31 @@ def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
     args = [moves[i] if i in moves else enc.value(a, env) for i, a in enumerate(e.args)]
     if e.name in DATE_FUNCTIONS:
         _clock_only_where_written(e, args)
+    if (folded := _folded(enc, e, args)) is not None:
+        return folded
     if spec.collation:
         found = (S.collation_of(a) for a in e.args)
         c = next((x for x in found if x is not None), None)
         return spec.encode(enc, args, collation=c.name if c is not None else BINARY)
     return spec.encode(enc, args)
+
+
+def _folded(enc: Encoder, e: S.Call, args: list) -> Value | None:
+    """A call whose arguments' values are constants (a recursion's rows, not only
+    written constants), folded as a closed call is (``Encoder._fold``: by SQLite, but
+    for the clock, a time zone and JULIANDAY). A calendar's rounds (``date(d, '+1
+    day')`` from '2021-01-01', 365 times) are then constants, and a recursion the same
+    on every database runs to its end exactly (``spotit.encodings.recursive``). A
+    function reads its arguments' values, never their affinity; one that compares
+    them under a collation other than BINARY is not folded."""
+    if not all(isinstance(a, Value) and a.is_constant() for a in args):
+        return None
+    if e.name in DATE_FUNCTIONS and len(args) <= (1 if e.name == "STRFTIME" else 0):
+        return None  # no time value: the clock
+    if any((c := S.collation_of(a)) is not None and c.name != BINARY for a in e.args):
+        return None
+    folded = enc._fold(S.Call(e.name, tuple(S.Const(a.constant()) for a in args)))
+    return folded if isinstance(folded, Value) else None
 
 
 def _recognised_move(enc: Encoder, mod: S.Expr, env: Env):

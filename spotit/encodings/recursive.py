@@ -28,6 +28,14 @@ from spotit.ir import relational as R
 # "past the unrolled ones" (a walk of a hierarchy doubles its rows each round, and no
 # database within a small bound needs many rounds of it: the termination check says so)
 MAX_ROWS = 128
+# rows a recursion that is the same on every database may run to: its rounds are
+# constants (a count to 200, a calendar of a year's days), computed to the end exactly
+SETTLED_MAX_ROWS = 4096
+
+
+def _settled(row: SymRow) -> bool:
+    """Whether ``row`` is present, with the same values, on every database."""
+    return row.present.is_true() and all(v.is_constant() for v in row.values)
 
 
 @encodes(R.RecursiveRef)
@@ -48,16 +56,22 @@ def encode_recursive(enc: Encoder, r: R.Recursive, env: Env) -> SymRel:
     rows = list(first)
     last = first
     depth = enc.options.recursion_depth
-    for round_ in range(1, depth + 2):
-        if not last:
-            break  # nothing was added: SQLite stops here, on every database
+    # while every row is settled (present and constant on every database), the rounds
+    # are SQLite's own, run to their end whatever the depth: no database can make them
+    # differ, so nothing is left open
+    settled = all(_settled(row) for row in rows)
+    round_ = 0
+    while last:  # until a round adds nothing: SQLite stops there, on every database
+        round_ += 1
         step = enc.with_recursion(r.ref, SymRel(tuple(last), width=len(r.columns)),
                                   lambda: enc.rel(r.step, env))
         new = [row for row in step.rows if not row.present.is_false()]
         if not r.all and new:
             kept = distinct_rows(enc, [*rows, *new], collations)[len(rows):]
             new = [row for row in kept if not row.present.is_false()]
-        if round_ == depth + 1 or len(rows) + len(new) > MAX_ROWS:
+        settled = settled and all(_settled(row) for row in new)
+        past = round_ == depth + 1 or len(rows) + len(new) > MAX_ROWS
+        if past and not (settled and len(rows) + len(new) <= SETTLED_MAX_ROWS):
             if new:  # rows a round past the unrolled ones would add
                 enc.recursion_open.append(enc.b.or_(row.present for row in new))
             break

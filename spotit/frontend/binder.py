@@ -870,6 +870,8 @@ class _Binder:
                     raise BindError("wrong number of arguments to function GROUP_CONCAT()",
                                     pos=f.pos)
                 sep = args[1] if len(args) == 2 else None
+                if sep == S.Const(","):  # SQLite's default: one call, one canonical form
+                    sep = None
                 return _AggSlot(aggs.add(R.AggCall(name, args[0], f.distinct, sep)))
             if len(args) != 1:
                 raise BindError(f"wrong number of arguments to function {name}()", pos=f.pos)

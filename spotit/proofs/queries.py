@@ -99,6 +99,12 @@ SEEDS = (
     "WITH RECURSIVE r(id, d) AS (SELECT id, 0 FROM emp WHERE salary > 10 UNION "
     "SELECT e.id, r.d + 1 FROM emp AS e JOIN r ON e.dept_id = r.id WHERE r.d < 2) "
     "SELECT id, MAX(d) FROM r GROUP BY id",
+    # recursions that read no table: their rounds are constants, run to the end
+    "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 40) "
+    "SELECT name FROM emp WHERE salary IN (SELECT n FROM c)",
+    "WITH RECURSIVE d(day) AS (SELECT '2019-12-25' UNION ALL SELECT DATE(day, '+1 day') "
+    "FROM d WHERE day < '2020-01-10') SELECT d.day, COUNT(e.id) FROM d "
+    "LEFT JOIN emp AS e ON e.hired = d.day GROUP BY d.day",
 )
 # seeds that only the feature schema can run
 FEATURE_SEEDS = (
