@@ -42,3 +42,25 @@ def test_fields_prefix_like(solver):
             case = PinnedCase((("d", "DATE"),), (value,),
                               f"strftime('%Y-%m', d) LIKE '{pattern}'")
             assert check_pinned(case, solver=solver, solver_free=False).kind == "ok"
+
+
+def test_a_directive_this_sqlite_does_not_know_makes_strftime_null():
+    """SQLite 3.40's STRFTIME is NULL for a directive it does not know (%y, %e, ...),
+    whatever the time value; later versions know more of them, so SpotIt asks the
+    SQLite here which. Was `unsupported: STRFTIME directive %y`."""
+    import sqlite3
+
+    from spotit import check
+
+    ddl = "CREATE TABLE t (d TEXT);"
+    conn = sqlite3.connect(":memory:")
+    unknown = [k for k in "yeFkT" if conn.execute(
+        "SELECT strftime(?, '2021-03-04 05:06:07')", ("%" + k,)).fetchone()[0] is None]
+    for k in unknown:
+        assert conn.execute("SELECT strftime(?, '2021-03-04')", (f"%Y-%{k}",)
+                            ).fetchone() == (None,)
+        r = check(ddl, f"SELECT strftime('%Y-%{k}', d) FROM t", "SELECT NULL FROM t",
+                  bound=2)
+        assert r.verdict.value == "equivalent", (k, r.reason)
+    r = check(ddl, "SELECT strftime('%Y', d) FROM t", "SELECT NULL FROM t", bound=2)
+    assert r.verdict.value == "not_equivalent", r.reason

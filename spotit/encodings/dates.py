@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from pysmt.fnode import FNode
 from pysmt.typing import BOOL, INT, STRING
@@ -835,6 +835,8 @@ def fn_strftime(enc: Encoder, args: list[Value]) -> Value:
         if i + 1 >= len(fmt):
             return Value(b.TRUE, ())  # a trailing % makes SQLite return NULL
         k = fmt[i + 1]
+        if k not in _DIRECTIVES and not _sqlite_knows(k):
+            return Value(b.TRUE, ())  # a directive this SQLite does not know: NULL
         if k not in _DIRECTIVES:
             raise Unsupported(f"STRFTIME directive %{k}")
         pieces.append(_directive(enc, k, tv, p))
@@ -844,6 +846,15 @@ def fn_strftime(enc: Encoder, args: list[Value]) -> Value:
         text = b.concat(text, piece)
     view = _padded_view(enc, fmt, tv, p)
     return Value(tv.null, (Alt(StorageClass.TEXT, b.TRUE, text, None, view),))
+
+
+@cache
+def _sqlite_knows(directive: str) -> bool:
+    """Whether the SQLite here has STRFTIME directive %``directive``: where it has not
+    (3.40's %y, %e, %F, ...), its STRFTIME is NULL whatever the time value, and later
+    versions know more of them -- so this SQLite is asked, not a list."""
+    return concrete.evaluate("strftime(?, '2021-03-04 05:06:07.891')",
+                             ("%" + directive,)) is not None
 
 
 _WIDTHS = {"m": 2, "d": 2, "H": 2, "M": 2, "S": 2, "Y": 4}
