@@ -20,6 +20,7 @@ SLOW = (
     "tests/test_fuzz_coverage.py::test_focused_expressions_reach_every_function",
     "tests/test_fuzz_schedule.py::test_sigterm_ends_a_run_with_the_summary_of_what_was_done",
     "tests/test_guide.py::test_a_function_added_as_the_guide_says",
+    "tests/test_long_queries.py::test_spider2_standin_against_itself_wrapped",
     "tests/test_mutants.py::test_mutation_slice_finds_its_mutants",
     "tests/test_proofs.py::test_example_budget_is_per_solver",
     "tests/test_proofs.py::test_fuzz_finds_a_planted_bug",
