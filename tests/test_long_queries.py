@@ -33,12 +33,17 @@ def test_an_always_true_condition_folds_away():
     assert r.verdict.value == "equivalent" and r.proof == "canonical form"
 
 
-def _spider2_golds():
+def _spider2_queries(folder: Path) -> list[tuple[str, str]]:
+    """(task, its database) of each ``<task>.sql`` in ``folder``; none without the data."""
     if not (SPIDER2 / "local_tasks.jsonl").exists():
         return []
     tasks = {json.loads(x)["instance_id"]: json.loads(x)
              for x in (SPIDER2 / "local_tasks.jsonl").read_text().splitlines() if x}
-    return [(p.stem, tasks[p.stem]["db"]) for p in sorted((SPIDER2 / "gold").glob("local*.sql"))]
+    return [(p.stem, tasks[p.stem]["db"]) for p in sorted(folder.glob("local*.sql"))]
+
+
+def _spider2_golds():
+    return _spider2_queries(SPIDER2 / "gold")
 
 
 @pytest.mark.skipif(not _spider2_golds(), reason="no Spider 2.0 data in ../shared/data")
@@ -57,11 +62,7 @@ STANDINS = Path(__file__).resolve().parents[1] / "benchmarks" / "spider2_standin
 
 
 def _standins():
-    if not (SPIDER2 / "local_tasks.jsonl").exists():
-        return []
-    tasks = {json.loads(x)["instance_id"]: json.loads(x)
-             for x in (SPIDER2 / "local_tasks.jsonl").read_text().splitlines() if x}
-    return [(p.stem, tasks[p.stem]["db"]) for p in sorted(STANDINS.glob("local*.sql"))]
+    return _spider2_queries(STANDINS)
 
 
 @pytest.mark.skipif(not _standins(), reason="no Spider 2.0 data in ../shared/data")
