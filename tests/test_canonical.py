@@ -285,3 +285,24 @@ def test_an_inner_order_a_sum_of_reals_reads_is_kept():
     sums = [conn.execute(f"SELECT SUM(a) FROM (SELECT amount AS a FROM t ORDER BY id {d})")
             .fetchone()[0] for d in ("ASC", "DESC")]
     assert sums[0] != sums[1]
+
+
+@pytest.mark.parametrize("lit", ["421", "'421'", "421.0", "' 421'", "NULL"])
+def test_in_one_literal_is_equality_with_it(lit):
+    """SQLite's parser turns ``x IN (c)`` into ``x = +c``; a literal has no affinity or
+    collation to drop, so ``x IN (421)`` is ``x = 421`` -- one canonical form (a long
+    Spider 2.0 query with one spelling against the other timed out). By SQLite, on
+    every affinity and stored value below, the two agree."""
+    import sqlite3
+
+    ddl = "CREATE TABLE t (i INTEGER, s TEXT, r REAL, n NUMERIC, z);"
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(ddl)
+    for v in (421, "421", 421.0, " 421", "x", None):
+        conn.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", (v,) * 5)
+    for col in "isrnz":
+        assert (conn.execute(f"SELECT rowid FROM t WHERE {col} IN ({lit})").fetchall()
+                == conn.execute(f"SELECT rowid FROM t WHERE {col} = {lit}").fetchall())
+        r = check(ddl, f"SELECT z FROM t WHERE {col} IN ({lit})",
+                  f"SELECT z FROM t WHERE {col} = {lit}", bound=2)
+        assert r.verdict.value == "equivalent" and r.proof == "canonical form", r.reason

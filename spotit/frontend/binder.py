@@ -771,15 +771,15 @@ class _Binder:
                 return self.row_in_list(e, scope, kw)
             x = b(e.operand, scope, **kw)
             if len(e.items) == 1 and _is_constant_ast(e.items[0]):
-                # SQLite's parser turns ``x IN (c)`` into ``x = +c``
-                terms = [S.Compare("=", x, S.Call("+", (b(e.items[0], scope, **kw),)))]
+                # SQLite's parser turns ``x IN (c)`` into ``x = +c`` (``x = 421`` itself
+                # where c is a literal: one canonical form for both spellings)
+                terms = [S.Compare("=", x, _plus(b(e.items[0], scope, **kw)))]
             else:
                 # ``x IN (a, b)`` is ``x = +a OR x = +b`` (datatype3.html §4.2): the items
                 # have no affinity, even columns; the list is compared under x's
                 # collation only
                 x = S.Collate(x, S.collation_name(x))
-                terms = [S.Compare("=", x, S.Call("+", (b(i, scope, **kw),)))
-                         for i in e.items]
+                terms = [S.Compare("=", x, _plus(b(i, scope, **kw))) for i in e.items]
             r = S.disjoin(terms) if terms else S.Const(0)
             return S.Not(r) if e.negated else r
         if isinstance(e, A.InQuery):
@@ -1105,6 +1105,11 @@ def _in_affinity(ax: Affinity, ay: Affinity) -> Affinity:
     if {ax, ay} == {Affinity.TEXT, NO_AFFINITY}:
         return Affinity.TEXT
     return NO_AFFINITY
+
+
+def _plus(x: S.Expr) -> S.Expr:
+    """``+x``: x's value without its affinity and collation -- a literal has none."""
+    return x if isinstance(x, S.Const) else S.Call("+", (x,))
 
 
 def _stored(x: S.Expr, affinity: Affinity) -> S.Expr:
