@@ -26,6 +26,8 @@ SLOW = (
     "tests/test_proofs.py::test_fuzz_finds_a_planted_bug",
     "tests/test_proofs.py::test_fuzz_jobs_split_the_budget_and_add_up",
     "tests/test_recursive.py::test_walking_a_hierarchy",
+    "tests/test_recursive.py::test_recursion_deeper_than_the_rounds_is_unrolled_further",
+    "tests/test_recursive.py::test_a_recursion_the_same_on_every_database_runs_to_its_end",
     "tests/test_relations.py::test_queries_on_pinned_tables_agree_with_sqlite",
     "tests/test_relations.py::test_query_paths_agree",
     "tests/test_relations.py::test_what_the_assertions_force_decides_without_the_solver",
