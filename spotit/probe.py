@@ -528,7 +528,9 @@ class DatabaseSampler:
         # NTILE(5) over customers needs to reach its fifth bucket, and drawn freely,
         # about two databases in 3,000 have them
         full = larger and self.rng.random() < FULL_SHARE
-        if larger and not full:
+        if full:
+            counts, self.narrow = (self.max_rows,), None
+        elif larger:
             # with room for more than three rows, every other database is a larger one:
             # a difference past a LIMIT, between an NTILE's buckets or in which of
             # several groups comes first needs four or five rows. Its joined columns
@@ -539,8 +541,6 @@ class DatabaseSampler:
             if self.pool.join_columns and self.rng.random() < 0.5:
                 self.narrow = self._narrow_pool(self.max_rows)
                 self.narrowed = self.pool.join_columns
-        if full:
-            counts, self.narrow = (self.max_rows,), None
         # every other database (of queries that join) draws a row's joined columns from
         # one row of a table drawn before it, as a foreign key's columns are
         self.coupled = bool(self.pool.join_partners) and (full or self.rng.random() < 0.5)

@@ -835,9 +835,9 @@ def fn_strftime(enc: Encoder, args: list[Value]) -> Value:
         if i + 1 >= len(fmt):
             return Value(b.TRUE, ())  # a trailing % makes SQLite return NULL
         k = fmt[i + 1]
-        if k not in _DIRECTIVES and not _sqlite_knows(k):
-            return Value(b.TRUE, ())  # a directive this SQLite does not know: NULL
         if k not in _DIRECTIVES:
+            if not _sqlite_knows(k):
+                return Value(b.TRUE, ())  # a directive this SQLite does not know: NULL
             raise Unsupported(f"STRFTIME directive %{k}")
         pieces.append(_directive(enc, k, tv, p))
         i += 2

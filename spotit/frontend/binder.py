@@ -131,23 +131,10 @@ def _no_indeterminate_affinity(plan: R.Rel) -> None:
     (``_table_affinities``): where its values cannot depend on the plan, it gets
     ``Affinity.MIXED``, and only a comparison that reads it is refused, here. A
     compound IN or a scalar subquery reads directly must agree in every column."""
-    outermost = _compound_chain(plan)
     direct: set[int] = set()  # the compounds a subquery expression reads directly
     for e, _ in iter_exprs(plan):
         if isinstance(e, (S.InSubquery, S.ScalarSubquery)):
             direct |= _compound_chain(e.query)
-    for rel in iter_rels(plan):
-        if not isinstance(rel, R.SetOp) or id(rel) in outermost:
-            continue
-        if id(rel) not in direct:
-            _table_affinities(rel)  # refuses what the plan may convert
-            continue
-        members = _members(rel)
-        for i, first in enumerate(members[0].columns):
-            for m in members[1:]:
-                if m.columns[i].affinity != first.affinity:
-                    raise _indeterminate(i, first.affinity, m.columns[i].affinity)
-    for e, _ in iter_exprs(plan):
         if isinstance(e, (S.Compare, S.Is)):
             read = (S.affinity_of(e.left), S.affinity_of(e.right))
         elif isinstance(e, S.InSubquery):
@@ -159,6 +146,12 @@ def _no_indeterminate_affinity(plan: R.Rel) -> None:
             continue
         if Affinity.MIXED in read:
             raise Unsupported(MIXED_COMPARED)
+    outermost = _compound_chain(plan)
+    for rel in iter_rels(plan):
+        if isinstance(rel, R.SetOp) and id(rel) not in outermost:
+            # refuses what a table read may convert (its readers got the rest), and any
+            # difference at all where a subquery expression reads the compound
+            _table_affinities(rel, direct=id(rel) in direct)
 
 
 def _indeterminate(i: int, a: Affinity, b: Affinity) -> Unsupported:
@@ -167,8 +160,10 @@ def _indeterminate(i: int, a: Affinity, b: Affinity) -> Unsupported:
                        "SQLite leaves the column's affinity indeterminate)")
 
 
-def _table_affinities(rel: R.Rel) -> list[Affinity]:
-    """The affinities of ``rel``'s columns as a query reading it as a table sees them.
+def _table_affinities(rel: R.Rel, *, direct: bool = False) -> list[Affinity]:
+    """The affinities of ``rel``'s columns as a query reading it as a table sees them
+    (``direct``: as IN or a scalar subquery reading it sees them -- every member must
+    agree).
 
     For a compound, per column: the leftmost member's where every other member's is
     the same, or the literal NULL (padding: ``UNION ALL SELECT x, NULL``), the
@@ -186,13 +181,13 @@ def _table_affinities(rel: R.Rel) -> list[Affinity]:
     members = _members(compound)
     out = []
     for i, first in enumerate(members[0].columns):
-        padded = not _null_column(members[0], i)
+        padded = not direct and not _null_column(members[0], i)
         other = next((m.columns[i].affinity for m in members[1:]
                       if m.columns[i].affinity != first.affinity
                       and not (padded and _null_column(m, i))), None)
         if other is None:
             out.append(first.affinity)
-        elif first.affinity in (Affinity.NONE, Affinity.BLOB):
+        elif not direct and first.affinity in (Affinity.NONE, Affinity.BLOB):
             out.append(Affinity.MIXED)
         else:
             raise _indeterminate(i, first.affinity, other)
