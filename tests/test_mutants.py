@@ -50,7 +50,7 @@ def _unfolded(case: Callable[[], str]) -> Callable[[], str]:
 
         from spotit.encodings.encoder import Encoder
 
-        with mock.patch.object(Encoder, "_fold", lambda self, e: None):
+        with mock.patch.object(Encoder, "fold", lambda self, e: None):
             return case()
     return run
 

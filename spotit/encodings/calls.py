@@ -40,7 +40,7 @@ def encode_call(enc: Encoder, e: S.Call, env: Env) -> Value:
 
 def _folded(enc: Encoder, e: S.Call, args: list) -> Value | None:
     """A call whose arguments' values are constants (a recursion's rows, not only
-    written constants), folded as a closed call is (``Encoder._fold``: by SQLite, but
+    written constants), folded as a closed call is (``Encoder.fold``: by SQLite, but
     for the clock, a time zone and JULIANDAY). A calendar's rounds (``date(d, '+1
     day')`` from '2021-01-01', 365 times) are then constants, and a recursion the same
     on every database runs to its end exactly (``spotit.encodings.recursive``). A
@@ -52,7 +52,7 @@ def _folded(enc: Encoder, e: S.Call, args: list) -> Value | None:
         return None  # no time value: the clock
     if any((c := S.collation_of(a)) is not None and c.name != BINARY for a in e.args):
         return None
-    folded = enc._fold(S.Call(e.name, tuple(S.Const(a.constant()) for a in args)))
+    folded = enc.fold(S.Call(e.name, tuple(S.Const(a.constant()) for a in args)))
     return folded if isinstance(folded, Value) else None
 
 

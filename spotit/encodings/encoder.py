@@ -171,7 +171,7 @@ class Encoder:
             assert fn is not None
             return fn(self, e, env)
         if self._is_closed(e):
-            folded = self._fold(e)
+            folded = self.fold(e)
             if folded is not None:
                 return folded
         # the same expression over the same rows is one term: its fresh symbols (a
@@ -308,7 +308,8 @@ class Encoder:
             self._closed[e] = hit
         return hit
 
-    def _fold(self, e: S.Expr) -> Value | Truth | None:
+    def fold(self, e: S.Expr) -> Value | Truth | None:
+        """A closed expression's value, as SQLite computes it (None: not folded)."""
         sql = render_expr(e)
         if sql is None:
             return None

@@ -546,7 +546,7 @@ def focused_expressions(draw: Draw, related: Related | None = None, depth: int =
     them: each gets its share, where a free draw of operators reaches a given function
     (SUBSTR, ROUND) in a handful of expressions a minute. Two in three apply it to
     columns and literals directly (a row's edge value reaches it as it is). It reads a
-    column: a closed expression is folded by SQLite itself (Encoder._fold) and checks
+    column: a closed expression is folded by SQLite itself (Encoder.fold) and checks
     no encoding. The operator is kept while its arguments are drawn again, so an
     operator whose arguments are often all literals keeps its share."""
     name = draw(st.sampled_from(focusable_operator_names()))
