@@ -71,6 +71,11 @@ EXTENDED_SECONDS = 3.0
 LATE_PROBE_AFTER = 2.0  # seconds of solving after which the longer random search runs
 SHAPES_SHARE = 0.35  # of the time left at a bound too big for the solver, for its shapes
 SHAPE_SECONDS = 5.0  # at most, per shape
+# below the last bound, whether every recursion stops gets this share of the time left
+# (at least STOP_MIN_SECONDS): undecided there, the larger bounds are still searched for
+# a counterexample, and the last bound's check, which covers the smaller ones, gets all
+STOP_SHARE = 0.25
+STOP_MIN_SECONDS = 2.0
 # with a counterexample in hand, the search for a smaller one gets this share of the
 # time limit (at least MIN_MINIMALITY_SECONDS): the verdict no longer depends on it
 MINIMALITY_SHARE = 0.1
@@ -310,7 +315,15 @@ class Checker:
         self.opts = opts
         self.rlimit_stop = False
         # the rounds unrolled are doubled, up to this, where a recursion goes deeper
+        self.asked_depth = opts.recursion_depth
         self.deepest = opts.recursion_depth * RECURSION_DEEPENING
+        self.unsettled = False  # the last bound's verdict is that of its recursions' stop
+        # a bound whose recursions were not shown to stop: (verdict, reason, rounds)
+        self.pending: tuple[Verdict, str, int] | None = None
+        # some database goes deeper than the most rounds unrolled: no bound can be proven
+        # any more, the larger ones are only searched for a counterexample
+        self.search_only = False
+        self.top = opts.bound
 
     # ------------------------------------------------------------------ front end
 
@@ -445,6 +458,7 @@ class Checker:
                 MIN_MINIMALITY_SECONDS, MINIMALITY_SHARE * opts.timeout))
         probed_late = False
         shaped = False  # the shapes of a bound too big for the solver were searched
+        self.top = top
         for k in range(1, top + 1):
             if (found is None and not probed_late and k > 1
                     and time.monotonic() - start > LATE_PROBE_AFTER):
@@ -456,7 +470,8 @@ class Checker:
                     return done
             if _same_at_bound(*forms, k, opts.semantics.basis):
                 result.per_bound.append(BoundStat(k, "unsat", 0.0, answers=SAME_AT_BOUND))
-                result.proven_bound = k if not result.spurious else result.proven_bound
+                if self.pending is None and not result.spurious:
+                    result.proven_bound = k
                 continue
             # until the longer random search and the shapes have run, the solver gets
             # LATE_PROBE_AFTER seconds at a time: a pair it finds hard may be refuted
@@ -481,6 +496,13 @@ class Checker:
                         return self._done(result, *refuted, start)
                 outcome = self._solve_bound(k, forms, (gold_plan, pred_plan), gold, pred,
                                             solver, search_deadline, result)
+            if (outcome is not None and self.unsettled and k < top
+                    and not _out_of_time(search_deadline)):
+                # no difference here within the rounds unrolled, but they were not shown
+                # to be enough: no proof of this bound, the larger ones may still hold a
+                # counterexample (one is confirmed on SQLite, which runs every round)
+                self._unsettled(outcome)
+                continue
             if outcome is not None:
                 if found is not None and outcome[0] is Verdict.UNSUPPORTED:
                     return self._probe_verdict(result, found, f"; the queries are outside the "
@@ -493,12 +515,27 @@ class Checker:
                         done := self._late_probe(result, f"; the solver did not decide: "
                                                  f"{outcome[1]}", start)):
                     return done  # the solver did not decide: a longer random search did
+                if self.pending is not None and outcome[0] is not Verdict.NOT_EQUIVALENT:
+                    # a smaller bound was not proven: say so (and where no bound could be,
+                    # that is the verdict's reason)
+                    verdict, reason, _ = self.pending
+                    outcome = (verdict if self.search_only else outcome[0],
+                               f"{reason}; then searched for a counterexample: {outcome[1]}")
                 return self._done(result, outcome[0], outcome[1], start)
-            result.proven_bound = k if not result.spurious else result.proven_bound
+            if self.pending is None and not result.spurious:
+                result.proven_bound = k
         if found is not None:
             smaller = (f"; no counterexample has fewer rows (proven up to k={top})"
                        if top and result.proven_bound == top else "")
             return self._probe_verdict(result, found, smaller, start)
+        if self.pending is not None:
+            verdict, reason, _ = self.pending
+            if not probed_late and (done := self._late_probe(
+                    result, f"; the solver did not decide: {reason}", start)):
+                return done
+            return self._done(result, verdict, f"{reason}; and no counterexample up to "
+                              f"k={top} with the recursions unrolled "
+                              f"{self.opts.recursion_depth} rounds", start)
         if result.spurious:
             if not probed_late and (done := self._late_probe(
                     result, "; the solver's own candidates were not confirmed", start)):
@@ -812,7 +849,8 @@ class Checker:
                 raise
             # the forms' formula did not fit in their share: the plans get the rest
             outcome = Verdict.TIMEOUT, ""
-        if outcome is None or outcome[0] is not Verdict.TIMEOUT or time.monotonic() >= deadline:
+        if (outcome is None or outcome[0] is not Verdict.TIMEOUT or self.unsettled
+                or time.monotonic() >= deadline):
             return outcome
         if result.per_bound and result.per_bound[-1].k == k:
             result.per_bound[-1] = replace(result.per_bound[-1], answers=FORMS_OUT_OF_TIME)
@@ -822,6 +860,7 @@ class Checker:
                caps: dict[str, int] | None = None) -> tuple[Verdict, str] | None:
         t0 = time.monotonic()
         self.rlimit_stop = False  # set when the rlimit stopped this bound's last call
+        self.unsettled = False
         enc, assertions = self.encode(k, gold_plan, pred_plan, deadline, caps)
         if deadline is not None and time.monotonic() > deadline:
             raise BudgetExceeded(f"time limit reached while encoding bound {k}")
@@ -889,7 +928,7 @@ class Checker:
             if res.status in (Status.UNKNOWN, Status.ERROR):
                 verdict = Verdict.TIMEOUT if res.status is Status.UNKNOWN else Verdict.ERROR
                 return verdict, f"solver {solver.name} at k={k}: {res.status.value}: {res.reason}"
-            return self._recursion_stops(enc, solver, deadline, k)
+            return self._recursion_stops(enc, solver, deadline, k, caps)
         finally:
             session.close()
 
@@ -933,21 +972,43 @@ class Checker:
             self.rlimit_stop = False
         return None
 
-    def _recursion_stops(self, enc: Encoder, solver, deadline: float | None, k: int
-                         ) -> tuple[Verdict, str] | None:
+    def _unsettled(self, outcome: tuple[Verdict, str]) -> None:
+        """Keep the first bound whose recursions were not shown to stop. Where some
+        database goes deeper than the rounds asked for (more were unrolled), a larger
+        bound is not going to be proven either: they are only searched for a
+        counterexample, with the rounds asked for, and no stop is checked."""
+        if self.pending is None:
+            self.pending = (*outcome, self.opts.recursion_depth)
+        if outcome[0] is Verdict.UNSUPPORTED or self.opts.recursion_depth > self.asked_depth:
+            self.search_only = True
+            self.opts = replace(self.opts, recursion_depth=self.asked_depth)
+
+    def _recursion_stops(self, enc: Encoder, solver, deadline: float | None, k: int,
+                         caps: dict[str, int] | None = None) -> tuple[Verdict, str] | None:
         """A proof at bound k over unrolled recursive CTEs holds only if no database
-        within k makes a round past the unrolled ones add a row (None: it holds)."""
-        if not enc.recursion_open:
-            return None
+        within k makes a round past the unrolled ones add a row (None: it holds).
+
+        Below the last bound the check gets a share of the time: the last bound's covers
+        every smaller one (a database within k is one within the bound), so one left
+        undecided is settled there, if the rounds unrolled are still the same."""
+        if not enc.recursion_open or self.search_only or caps:
+            return None  # (shapes prove nothing; search_only: self.pending says why)
         b, db = enc.b, enc.db
         core = [*db.constraints(enc), *enc.side, b.or_(enc.recursion_open)]
         script = SmtLibWriter().script([*core, *enc.used_definitions(core)])
-        res = solver.check(script, timeout=self._remaining(deadline))
-        if res.status is Status.UNSAT:
-            return None
+        remaining = self._remaining(deadline)
+        if remaining is not None and k < self.top:
+            remaining = min(remaining, max(STOP_MIN_SECONDS, STOP_SHARE * remaining))
+        res = solver.check(script, timeout=remaining)
         depth = self.opts.recursion_depth
+        if res.status is Status.UNSAT:
+            if self.pending is not None and self.pending[2] == depth and k == self.top:
+                self.pending = None  # this bound's stop covers the smaller ones
+            return None
+        self.unsettled = True
         if res.status is Status.SAT:
             if depth < self.deepest and (deadline is None or time.monotonic() < deadline):
+                self.unsettled = False
                 raise _RecursionDeeper
             return Verdict.UNSUPPORTED, (
                 f"recursion deeper than {depth} rounds on some database of at most {k} "
@@ -1107,7 +1168,7 @@ class Checker:
         """Whether a candidate's database makes a recursion go past the rounds unrolled
         (and more may be): SQLite, which runs every round, then disagrees with it."""
         if not enc.recursion_open or self.opts.recursion_depth >= self.deepest or \
-                _out_of_time(deadline):
+                self.search_only or _out_of_time(deadline):
             return False
         b = enc.b
         try:

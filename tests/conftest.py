@@ -28,6 +28,8 @@ SLOW = (
     "tests/test_recursive.py::test_walking_a_hierarchy",
     "tests/test_recursive.py::test_recursion_deeper_than_the_rounds_is_unrolled_further",
     "tests/test_recursive.py::test_a_recursion_the_same_on_every_database_runs_to_its_end",
+    "tests/test_recursive.py::test_a_bound_whose_recursion_may_not_stop_leaves_the_larger_ones_searched",
+    "tests/test_recursive.py::test_a_pair_no_bound_can_prove_is_never_equivalent",
     "tests/test_relations.py::test_queries_on_pinned_tables_agree_with_sqlite",
     "tests/test_relations.py::test_query_paths_agree",
     "tests/test_relations.py::test_what_the_assertions_force_decides_without_the_solver",
@@ -37,6 +39,11 @@ SLOW = (
     "tests/test_thm1_evaluated.py::test_thm2_paths_agree",
     "tests/test_thm1_rows.py::test_rows_and_batch_paths_agree",
     "tests/test_proofs.py::test_short_deterministic_slice_is_clean",
+    "tests/test_date_modifiers.py::test_a_computed_month_move_starts_from_the_date_as_written",
+    "tests/test_lookup_joins.py::test_thm1_on_lookup_joins",
+    "tests/test_lookup_joins.py::test_a_chain_of_lookups_is_proved_and_refuted",
+    "tests/test_nontermination.py::test_a_splitter_that_never_stops_is_refuted_with_the_reason",
+    "tests/test_spider2.py::test_public_spider2_gold_against_itself",
 )
 # pairs of tests/fixtures/*.json (test_equivalence_fixtures.py::test_pair), by name:
 # the solver needs seconds, or its time limit is part of the test

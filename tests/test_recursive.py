@@ -137,3 +137,32 @@ def test_shapes_outside_the_fragment_are_named(sql, what):
         assert r.verdict.value != "unsupported"
     else:
         assert r.verdict.value in ("unsupported", "error") and what in r.reason, r.reason
+
+
+
+CHOP = ("WITH RECURSIVE r(x) AS (SELECT csv FROM s {} UNION ALL SELECT SUBSTR(x, 2) FROM r "
+        "WHERE x <> '') SELECT x FROM r")
+
+
+def test_a_bound_whose_recursion_may_not_stop_leaves_the_larger_ones_searched():
+    """Chopping a text one letter a round goes as deep as the text is long: no bound can
+    be proven. The prediction starts only from the largest text, which is every text of
+    a one-row table (by hand: MAX of one value is that value, NULL included, and IS
+    matches NULL), so a difference needs two rows: the solver alone (no random search)
+    finds it at k = 2, where it used to stop at k = 1."""
+    gold = CHOP.format("")
+    pred = CHOP.format("WHERE csv IS (SELECT MAX(csv) FROM s)")
+    r = spotit.check(DDL, gold, pred, bound=3, probe_trials=0, recursion_depth=2)
+    assert r.verdict.value == "not_equivalent", r.reason
+    assert len(r.counterexample["s"]) == 2
+    assert sorted(map(repr, r.gold_result)) != sorted(map(repr, r.pred_result))
+
+
+def test_a_pair_no_bound_can_prove_is_never_equivalent():
+    """The same searched up to the bound without a difference is still `unsupported`,
+    saying how far the search went: the rounds were never shown to be enough."""
+    gold = CHOP.format("")
+    r = spotit.check(DDL, gold, gold + " WHERE x = x OR x IS NULL", bound=2, probe_trials=0,
+                     recursion_depth=2)
+    assert r.verdict.value == "unsupported", r.reason
+    assert "deeper than 32 rounds" in r.reason and "no counterexample up to k=2" in r.reason
