@@ -515,7 +515,8 @@ class Checker:
                         done := self._late_probe(result, f"; the solver did not decide: "
                                                  f"{outcome[1]}", start)):
                     return done  # the solver did not decide: a longer random search did
-                if self.pending is not None and outcome[0] is not Verdict.NOT_EQUIVALENT:
+                if (self.pending is not None and outcome[0] is not Verdict.NOT_EQUIVALENT
+                        and not self.unsettled):  # (else the outcome says it, at this k)
                     # a smaller bound was not proven: say so (and where no bound could be,
                     # that is the verdict's reason)
                     verdict, reason, _ = self.pending

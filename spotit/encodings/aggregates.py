@@ -50,7 +50,6 @@ def encode_aggregate(enc: Encoder, r: R.Aggregate, env: Env) -> SymRel:
     b = enc.b
     src = enc.rel(r.input, env)
     rows = [row for row in src.rows if not row.present.is_false()]
-    n = len(rows)
     keys = [[enc.value(k, push(env, row.values)) for k in r.keys] for row in rows]
     args = [
         [enc.value(c.arg, push(env, row.values)) if c.arg is not None else None
@@ -60,28 +59,56 @@ def encode_aggregate(enc: Encoder, r: R.Aggregate, env: Env) -> SymRel:
     if not r.keys:
         groups = [(b.TRUE, [row.present for row in rows], [])]
     else:
-        collations = [S.collation_name(k) for k in r.keys]
-        keyed = [collation.keys(enc, k, collations) for k in keys]
-        pairs = {(i, j): same_row(b, keyed[j], keyed[i]) for i in range(n) for j in range(i)}
-        if planted("group-by-null-apart"):
-            pairs = {(i, j): b.and_(same, b.not_(b.or_(k.null for k in keyed[i])))
-                     for (i, j), same in pairs.items()}
-        groups = []
-        for i in range(n):
-            same = [b.TRUE if j == i else pairs[max(i, j), min(i, j)] for j in range(n)]
-            earlier = b.or_(b.and_(rows[j].present, same[j]) for j in range(i))
-            leader = b.and_(rows[i].present, b.not_(earlier))
-            members = [b.and_(rows[j].present, same[j]) for j in range(n)]
-            key_values = keys[i]
-            if collation.folds(collations):
-                key_values = collation.representative(
-                    enc, members, keys, "which value of a collation-equal group GROUP BY shows")
-            groups.append((leader, members, key_values))
+        groups = _groups(enc, r, rows, keys)
     out = []
     for leader, members, key_values in groups:
         values = _aggregate_values(enc, r, members, [a for a in args], rows)
         out.append(SymRow(leader, tuple(key_values) + tuple(values)))
     return SymRel(tuple(out), width=len(r.out))
+
+
+def _groups(enc: Encoder, r: R.Aggregate, rows: Sequence[SymRow], keys: list[list[Value]]
+            ) -> list[tuple[FNode, list[FNode], list[Value]]]:
+    """(leader, members, key values) of each candidate group.
+
+    Rows whose keys are the same formulas (a key read from one base row, carried
+    through joins) always fall in one group: they are one candidate, led by whichever
+    of them is present. A GROUP BY on a column of one table after a long join then has
+    as many candidates as that table has rows, not as the join has.
+    """
+    b = enc.b
+    n = len(rows)
+    collations = [S.collation_name(k) for k in r.keys]
+    classes: dict[tuple, list[int]] = {}
+    for i in range(n):
+        # (each row its own candidate under the planted mutant, which keeps NULLs apart)
+        classes.setdefault((i,) if planted("group-by-null-apart") else tuple(keys[i]),
+                           []).append(i)
+    of = list(classes.values())  # in order of first appearance
+    first = [c[0] for c in of]
+    cls = [0] * n
+    for c, members in enumerate(of):
+        for j in members:
+            cls[j] = c
+    keyed = [collation.keys(enc, keys[i], collations) for i in first]
+    m = len(of)
+    pairs = {(c, d): same_row(b, keyed[d], keyed[c]) for c in range(m) for d in range(c)}
+    if planted("group-by-null-apart"):
+        pairs = {(c, d): b.and_(same, b.not_(b.or_(k.null for k in keyed[c])))
+                 for (c, d), same in pairs.items()}
+    groups = []
+    for c in range(m):
+        same = [b.TRUE if d == c else pairs[max(c, d), min(c, d)] for d in range(m)]
+        present = b.or_(rows[j].present for j in of[c])
+        earlier = b.or_(b.and_(rows[j].present, same[d]) for d in range(c) for j in of[d])
+        leader = b.and_(present, b.not_(earlier))
+        members = [b.and_(rows[j].present, same[cls[j]]) for j in range(n)]
+        key_values = keys[first[c]]
+        if collation.folds(collations):
+            key_values = collation.representative(
+                enc, members, keys, "which value of a collation-equal group GROUP BY shows")
+        groups.append((leader, members, key_values))
+    return groups
 
 
 def _aggregate_values(enc: Encoder, r: R.Aggregate, members: list[FNode],

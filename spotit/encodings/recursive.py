@@ -67,7 +67,7 @@ def encode_recursive(enc: Encoder, r: R.Recursive, env: Env) -> SymRel:
                                   lambda: enc.rel(r.step, env))
         new = [row for row in step.rows if not row.present.is_false()]
         if not r.all and new:
-            kept = distinct_rows(enc, [*rows, *new], collations)[len(rows):]
+            kept = distinct_rows(enc, [*rows, *new], collations, merge=False)[len(rows):]
             new = [row for row in kept if not row.present.is_false()]
         settled = settled and all(_settled(row) for row in new)
         past = round_ == depth + 1 or len(rows) + len(new) > MAX_ROWS

@@ -249,28 +249,41 @@ def _left_join_one(enc: Encoder, r: R.Join, env: Env, left: SymRel, rrow: SymRow
                   width=left.width + width)
 
 
-def distinct_rows(enc: Encoder, rows: Sequence[SymRow], collations: Sequence[str]
-                  ) -> list[SymRow]:
+def distinct_rows(enc: Encoder, rows: Sequence[SymRow], collations: Sequence[str],
+                  merge: bool = True) -> list[SymRow]:
     """One row per class of equal rows (each column compared under its collation):
     the first present occurrence, with the values of a freely chosen member of
-    its class when a collation can make different values equal."""
+    its class when a collation can make different values equal.
+
+    Rows whose values are the same formulas (read from the same base rows through a
+    join) are one candidate, present when any of them is: DISTINCT after a long join
+    has as many candidates as the values can take, not as the join has rows. Without
+    ``merge``, the i-th row out is the i-th row in (a recursion's rounds need that)."""
     b = enc.b
-    keyed = [collation.keys(enc, row.values, collations) for row in rows]
-    same = [[same_row(b, keyed[j], keyed[i]) for j in range(i)] for i in range(len(rows))]
-    if planted("distinct-nulls-apart"):
-        same = [[b.and_(s, b.not_(b.or_(v.null for v in keyed[i]))) for s in row_same]
-                for i, row_same in enumerate(same)]
-    out = []
+    classes: dict[tuple, list[int]] = {}
     for i, row in enumerate(rows):
-        dup = b.or_(b.and_(rows[j].present, same[i][j]) for j in range(i))
-        values = row.values
+        # (each row its own candidate under the planted mutant, which keeps NULLs apart)
+        classes.setdefault((i,) if planted("distinct-nulls-apart") or not merge
+                           else tuple(row.values), []).append(i)
+    of = list(classes.values())
+    cls = {j: c for c, members in enumerate(of) for j in members}
+    keyed = [collation.keys(enc, rows[c[0]].values, collations) for c in of]
+    same = [[same_row(b, keyed[d], keyed[c]) for d in range(c)] for c in range(len(of))]
+    if planted("distinct-nulls-apart"):
+        same = [[b.and_(s, b.not_(b.or_(v.null for v in keyed[c]))) for s in row_same]
+                for c, row_same in enumerate(same)]
+    present = [b.or_(rows[j].present for j in c) for c in of]
+    out = []
+    for c, members_of in enumerate(of):
+        dup = b.or_(b.and_(present[d], same[c][d]) for d in range(c))
+        values = rows[members_of[0]].values
         if collation.folds(collations):
-            members = [b.and_(rows[j].present, same[max(i, j)][min(i, j)] if j != i
-                              else b.TRUE) for j in range(len(rows))]
+            members = [b.and_(rows[j].present, same[max(c, cls[j])][min(c, cls[j])]
+                              if cls[j] != c else b.TRUE) for j in range(len(rows))]
             values = tuple(collation.representative(
                 enc, members, [r.values for r in rows],
                 "which of several collation-equal rows DISTINCT or a set operation keeps"))
-        out.append(SymRow(b.and_(row.present, b.not_(dup)), values))
+        out.append(SymRow(b.and_(present[c], b.not_(dup)), values))
     return out
 
 
