@@ -1,10 +1,11 @@
 """GROUP BY and aggregates: COUNT, SUM, TOTAL, AVG, MIN, MAX, GROUP_CONCAT and bare
 columns.
 
-Groups: input row i *leads* its group when it is present and no earlier
-present row has the same key (NULL keys form one group); the output has one
-row per leader. Row j is a *member* of i's group when present with the same
-key. Without GROUP BY there is exactly one output row, even on empty input.
+Groups: input rows whose keys are the same formulas are one candidate (``_groups``);
+a candidate *leads* its group when one of its rows is present and no earlier
+candidate has a present row with the same key (NULL keys form one group); the
+output has one row per leader. Row j is a *member* of a group when present with
+the same key. Without GROUP BY there is exactly one output row, even on empty input.
 
 Aggregates skip NULLs; COUNT of nothing is 0; SUM/AVG/MIN/MAX of nothing is
 NULL; TOTAL of nothing is 0.0. SUM is INTEGER when every summed value is,
