@@ -25,7 +25,7 @@ from spotit.encodings import collation, numtext, strings
 from spotit.encodings import conversions as C
 from spotit.encodings.encoder import Encoder, Env, SymRel, SymRow
 from spotit.encodings.registry import encodes
-from spotit.encodings.relational import push, same_row
+from spotit.encodings.relational import identical, push, same_row
 from spotit.encodings.rounding import accumulated, magnitude, promoted, rounded, slid
 from spotit.encodings.values import (
     Alt,
@@ -72,37 +72,29 @@ def _groups(enc: Encoder, r: R.Aggregate, rows: Sequence[SymRow], keys: list[lis
             ) -> list[tuple[FNode, list[FNode], list[Value]]]:
     """(leader, members, key values) of each candidate group.
 
-    Rows whose keys are the same formulas (a key read from one base row, carried
-    through joins) always fall in one group: they are one candidate, led by whichever
-    of them is present. A GROUP BY on a column of one table after a long join then has
+    Rows whose keys are the same formulas (``identical``: a key read from one base row,
+    carried through joins) always fall in one group: they are one candidate, led by
+    whichever of them is present. A GROUP BY on a column of one table after a long join then has
     as many candidates as that table has rows, not as the join has.
     """
     b = enc.b
     n = len(rows)
     collations = [S.collation_name(k) for k in r.keys]
-    classes: dict[tuple, list[int]] = {}
-    for i in range(n):
-        # (each row its own candidate under the planted mutant, which keeps NULLs apart)
-        classes.setdefault((i,) if planted("group-by-null-apart") else tuple(keys[i]),
-                           []).append(i)
-    of = list(classes.values())  # in order of first appearance
+    # (each row its own candidate under the planted mutant, which keeps NULLs apart)
+    of, cls = identical([tuple(k) for k in keys], not planted("group-by-null-apart"))
     first = [c[0] for c in of]
-    cls = [0] * n
-    for c, members in enumerate(of):
-        for j in members:
-            cls[j] = c
     keyed = [collation.keys(enc, keys[i], collations) for i in first]
     m = len(of)
     pairs = {(c, d): same_row(b, keyed[d], keyed[c]) for c in range(m) for d in range(c)}
     if planted("group-by-null-apart"):
         pairs = {(c, d): b.and_(same, b.not_(b.or_(k.null for k in keyed[c])))
                  for (c, d), same in pairs.items()}
+    present = [b.or_(rows[j].present for j in members) for members in of]
     groups = []
     for c in range(m):
         same = [b.TRUE if d == c else pairs[max(c, d), min(c, d)] for d in range(m)]
-        present = b.or_(rows[j].present for j in of[c])
-        earlier = b.or_(b.and_(rows[j].present, same[d]) for d in range(c) for j in of[d])
-        leader = b.and_(present, b.not_(earlier))
+        earlier = b.or_(b.and_(present[d], same[d]) for d in range(c))
+        leader = b.and_(present[c], b.not_(earlier))
         members = [b.and_(rows[j].present, same[cls[j]]) for j in range(n)]
         key_values = keys[first[c]]
         if collation.folds(collations):

@@ -249,24 +249,37 @@ def _left_join_one(enc: Encoder, r: R.Join, env: Env, left: SymRel, rrow: SymRow
                   width=left.width + width)
 
 
+def identical(keys: Sequence[tuple], merge: bool = True) -> tuple[list[list[int]], list[int]]:
+    """Rows whose ``keys`` are the same formulas (read from the same base rows through
+    joins; pysmt builds each formula once): the classes of row indices, in order of
+    first appearance, and each row's class. Such rows are equal on every database, so
+    DISTINCT and GROUP BY treat each class as one candidate. Without ``merge`` every
+    row is its own class."""
+    classes: dict[tuple, list[int]] = {}
+    for i, key in enumerate(keys):
+        classes.setdefault(key if merge else (i,), []).append(i)
+    of = list(classes.values())
+    cls = [0] * len(keys)
+    for c, members in enumerate(of):
+        for j in members:
+            cls[j] = c
+    return of, cls
+
+
 def distinct_rows(enc: Encoder, rows: Sequence[SymRow], collations: Sequence[str],
                   merge: bool = True) -> list[SymRow]:
     """One row per class of equal rows (each column compared under its collation):
     the first present occurrence, with the values of a freely chosen member of
     its class when a collation can make different values equal.
 
-    Rows whose values are the same formulas (read from the same base rows through a
-    join) are one candidate, present when any of them is: DISTINCT after a long join
-    has as many candidates as the values can take, not as the join has rows. Without
-    ``merge``, the i-th row out is the i-th row in (a recursion's rounds need that)."""
+    Rows whose values are the same formulas are one candidate (``identical``), present
+    when any of them is: DISTINCT after a long join has as many candidates as the values
+    can take, not as the join has rows. Without ``merge``, the i-th row out is the i-th
+    row in (a recursion's rounds need that)."""
     b = enc.b
-    classes: dict[tuple, list[int]] = {}
-    for i, row in enumerate(rows):
-        # (each row its own candidate under the planted mutant, which keeps NULLs apart)
-        classes.setdefault((i,) if planted("distinct-nulls-apart") or not merge
-                           else tuple(row.values), []).append(i)
-    of = list(classes.values())
-    cls = {j: c for c, members in enumerate(of) for j in members}
+    # (each row its own candidate under the planted mutant, which keeps NULLs apart)
+    of, cls = identical([tuple(row.values) for row in rows],
+                        merge and not planted("distinct-nulls-apart"))
     keyed = [collation.keys(enc, rows[c[0]].values, collations) for c in of]
     same = [[same_row(b, keyed[d], keyed[c]) for d in range(c)] for c in range(len(of))]
     if planted("distinct-nulls-apart"):
