@@ -92,3 +92,82 @@ def test_helpers_take_an_explicit_manager() -> None:
     x = mgr.Symbol("x", INT)
     term = mgr.Equals(ops.int_mod(x, mgr.Int(3), mgr=mgr), mgr.Int(1))
     assert "(mod x 3)" in SmtLibWriter(env).commands([term])
+
+
+# -- text order against a constant as a regular language -----------------------------------
+
+# the ends of the character range and their neighbours, and two ordinary letters
+_ALPHABET = (chr(0), chr(1), "a", "b", chr(ops.MAX_CHAR - 1), chr(ops.MAX_CHAR))
+
+
+def _words(max_len: int) -> list[str]:
+    words, layer = [""], [""]
+    for _ in range(max_len):
+        layer = [w + c for w in layer for c in _ALPHABET]
+        words += layer
+    return words
+
+
+def test_order_languages_are_the_code_point_order() -> None:
+    """Every word up to 3 characters against every constant up to 2, by the language's
+    own semantics (``regex_eval``), is in it exactly when Python's code-point order
+    (which is SMT-LIB's ``str.<``) says so."""
+    from spotit.smt.regex_eval import in_re
+
+    for c in _words(2):
+        langs = {(below, strict): (ops.re_below if below else ops.re_above)(c, strict=strict)
+                 for below in (True, False) for strict in (True, False)}
+        for x in _words(3):
+            expected = {(True, True): x < c, (True, False): x <= c,
+                        (False, True): c < x, (False, False): c <= x}
+            for key, lang in langs.items():
+                assert in_re(x, lang) == expected[key], (repr(x), repr(c), key)
+
+
+def _order_pairs(c: str, x):
+    """(language, the solver's own order it stands for) for the four comparisons."""
+    k = String(c)
+    return [(ops.re_below(c, strict=True), ops.str_lt(x, k)),
+            (ops.re_below(c, strict=False), ops.str_le(x, k)),
+            (ops.re_above(c, strict=True), ops.str_lt(k, x)),
+            (ops.re_above(c, strict=False), ops.str_le(k, x))]
+
+
+@pytest.mark.parametrize("solver_name", ["z3", "cvc5"])
+def test_solvers_read_the_order_languages_as_the_order(solver_name: str) -> None:
+    """On every word up to 2 characters (ground terms: no search), the solver's value
+    of each membership is its own ``str.<`` / ``str.<=``: the printed languages mean to
+    it what they mean here."""
+    from pysmt.shortcuts import And, Iff, Not
+
+    from spotit.solvers import available_solvers, get_solver
+    from spotit.solvers.base import Status
+
+    if solver_name not in available_solvers():
+        pytest.skip(f"{solver_name} not installed")
+    facts = [Iff(ops.str_in_re(String(w), lang), order)
+             for c in _words(2) for w in _words(2) for lang, order in _order_pairs(c, String(w))]
+    script = SmtLibWriter().script([Not(And(facts))], check_sat=True)
+    result = get_solver(solver_name).check(script, timeout=120)
+    assert result.status is Status.UNSAT, result.reason
+
+
+@pytest.mark.parametrize("c", ["", "b", "a\x00", "ba"], ids=repr)
+def test_order_languages_are_str_lt_for_every_string(c: str) -> None:
+    """z3 finds no string at all on which a membership and its ``str.<`` / ``str.<=``
+    differ (z3 only: cvc5's ``str.<`` times out on these, which is why the languages
+    exist)."""
+    from pysmt.shortcuts import And, Not
+
+    from spotit.solvers import available_solvers, get_solver
+    from spotit.solvers.base import Status
+
+    if "z3" not in available_solvers():
+        pytest.skip("z3 not installed")
+    x = Symbol("x_order", STRING)
+    for lang, order in _order_pairs(c, x):
+        member = ops.str_in_re(x, lang)
+        for differ in (And(member, Not(order)), And(Not(member), order)):
+            script = SmtLibWriter().script([differ], check_sat=True)
+            result = get_solver("z3").check(script, timeout=60)
+            assert result.status is Status.UNSAT, (differ, result.reason)
