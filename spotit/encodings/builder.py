@@ -190,7 +190,9 @@ class Builder:
         if a is b:
             return self.FALSE
         if a.get_type() is STRING:
-            return self._text_order(a, b, strict=True)
+            if a.is_constant() and b.is_constant():
+                return self.bool(a.constant_value() < b.constant_value())
+            return ops.str_lt(a, b)
         a, b = self._num_pair(a, b)
         if a.is_constant() and b.is_constant():
             return self.bool(a.constant_value() < b.constant_value())
@@ -200,24 +202,13 @@ class Builder:
         if a is b:
             return self.TRUE
         if a.get_type() is STRING:
-            return self._text_order(a, b, strict=False)
+            if a.is_constant() and b.is_constant():
+                return self.bool(a.constant_value() <= b.constant_value())
+            return ops.str_le(a, b)
         a, b = self._num_pair(a, b)
         if a.is_constant() and b.is_constant():
             return self.bool(a.constant_value() <= b.constant_value())
         return self.m.LE(a, b)
-
-    def _text_order(self, a: FNode, b: FNode, *, strict: bool) -> FNode:
-        """``a < b`` (``strict``) or ``a <= b`` on text, BINARY collation (code point
-        order). Against a constant the order is a regular-language membership, which
-        the solvers decide far faster than ``str.<`` (``ops.re_below``)."""
-        if a.is_constant() and b.is_constant():
-            x, y = a.constant_value(), b.constant_value()
-            return self.bool(x < y if strict else x <= y)
-        if b.is_constant():
-            return ops.str_in_re(a, ops.re_below(b.constant_value(), strict=strict))
-        if a.is_constant():
-            return ops.str_in_re(b, ops.re_above(a.constant_value(), strict=strict))
-        return ops.str_lt(a, b) if strict else ops.str_le(a, b)
 
     def num_eq(self, a: FNode, b: FNode) -> FNode:
         """Numeric equality across Int and Real (Int promoted exactly)."""

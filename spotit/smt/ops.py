@@ -298,48 +298,6 @@ def re_none(*, mgr: FormulaManager | None = None) -> FNode:
     return m.Symbol(_RE_NONE, reglan(m))
 
 
-def re_below(c: str, *, strict: bool, mgr: FormulaManager | None = None) -> FNode:
-    """The strings ordered before the constant ``c`` by ``str.<`` (``strict``) or
-    ``str.<=``, as a regular language: ``x < c`` is ``(str.in_re x (re_below c))``.
-
-    Why: a solver's ``str.<`` against a constant works character by character
-    through length splits (z3 5.4 took 6 to 15 s, cvc5 over 30 s, to decide
-    ``'2017-01-01' <= x <= '2017-12-31 23:59:59'`` with ``x`` outside 2017), while the
-    same order as a membership is decided in a tenth of a second by both. The
-    language, for ``c = c0 rest``: the empty string, every string whose first
-    character is below ``c0``, and ``c0`` followed by a string below ``rest``; below
-    ``""`` nothing is (strict) or only ``""`` is.
-    """
-    m = _manager(mgr)
-    tail = re_none(mgr=m) if strict else str_to_re(m.String(""), mgr=m)
-    for ch in reversed(c):
-        parts = [str_to_re(m.String(""), mgr=m)]
-        if ord(ch) > 0:
-            parts.append(re_concat(re_range(m.String(chr(0)), m.String(chr(ord(ch) - 1)),
-                                            mgr=m), re_all(mgr=m), mgr=m))
-        parts.append(re_concat(str_to_re(m.String(ch), mgr=m), tail, mgr=m))
-        tail = re_union_all(parts, mgr=m)
-    return tail
-
-
-def re_above(c: str, *, strict: bool, mgr: FormulaManager | None = None) -> FNode:
-    """The strings ordered after the constant ``c``: ``c < x`` (``strict``) or ``c <= x``
-    is ``(str.in_re x (re_above c))`` (see :func:`re_below` for why). For ``c = c0
-    rest``: every string whose first character is above ``c0``, and ``c0`` followed by
-    a string above ``rest``; above ``""`` is every non-empty string (strict) or every
-    string."""
-    m = _manager(mgr)
-    tail = re_plus(re_allchar(mgr=m), mgr=m) if strict else re_all(mgr=m)
-    for ch in reversed(c):
-        parts = []
-        if ord(ch) < MAX_CHAR:
-            parts.append(re_concat(re_range(m.String(chr(ord(ch) + 1)), m.String(chr(MAX_CHAR)),
-                                            mgr=m), re_all(mgr=m), mgr=m))
-        parts.append(re_concat(str_to_re(m.String(ch), mgr=m), tail, mgr=m))
-        tail = re_union_all(parts, mgr=m)
-    return tail
-
-
 # -- integer and real arithmetic ---------------------------------------------------------------
 
 
@@ -379,10 +337,8 @@ __all__ = [
     "int_abs",
     "int_div",
     "int_mod",
-    "re_above",
     "re_all",
     "re_allchar",
-    "re_below",
     "re_comp",
     "re_concat",
     "re_concat_all",
