@@ -168,3 +168,6 @@ def test_a_pair_no_bound_can_prove_is_never_equivalent():
                      recursion_depth=2)
     assert r.verdict.value in ("unsupported", "timeout"), r.reason
     assert "rounds" in r.reason and "k=2" in r.reason  # searched up to the bound
+    if r.verdict.value == "unsupported":  # the stop check decided: it says how deep
+        assert "deeper than 32 rounds" in r.reason, r.reason
+        assert "no counterexample up to k=2" in r.reason, r.reason
