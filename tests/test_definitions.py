@@ -14,6 +14,7 @@ from spotit.encodings.database import SymbolicDatabase
 from spotit.encodings.encoder import Encoder
 from spotit.encodings.numtext import decompose
 from spotit.encodings.strings import _case_map, _trim
+from spotit.encodings.textorder import constant_order
 from spotit.encodings.values import text_value
 from spotit.schema import schema_from_ddl
 from spotit.smt.printer import SmtLibWriter
@@ -43,6 +44,13 @@ def _upper(enc, s):
     _case_map(enc, s, True)
 
 
+def _text_order(enc, s):
+    # constants at, between and around the texts: a prefix ('1'), equal ('12'), the
+    # empty text, and a character past ASCII
+    for c in ("", "1", "12", "abC", "ÀbC", "+.5"):
+        constant_order(enc, s, c)
+
+
 def test_trim_is_not_functional():
     """TRIM's parts of a text of spaces alone split anyhow (pre ' ' or suf ' '): the
     test above finds that second solution, so the definition must not claim one."""
@@ -59,7 +67,7 @@ def test_trim_is_not_functional():
         assert res.status is Status.SAT
 
 
-@pytest.mark.parametrize("make", [_numtext, _lower, _upper])
+@pytest.mark.parametrize("make", [_numtext, _lower, _upper, _text_order])
 def test_a_functional_definition_has_one_solution(make):
     b, enc = _encoder()
     s = b.m.Symbol("input!s", STRING)

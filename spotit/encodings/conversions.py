@@ -18,7 +18,9 @@ SQLite (``spurious``). ``Encoder.approximations`` records when this happens.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from pysmt.fnode import FNode
@@ -40,6 +42,8 @@ from spotit.errors import Unsupported
 from spotit.ir.types import BINARY, INT64_MAX, INT64_MIN, MIXED_COMPARED, Affinity, StorageClass
 from spotit.mutants import planted
 from spotit.smt import ops
+
+TextLt = Callable[[FNode, FNode], FNode]
 
 # sqlite3RealSameAsInt: CAST AS NUMERIC makes a whole double an INTEGER below 2**51
 SAME_AS_INT = 2**51
@@ -115,11 +119,13 @@ def _class_eq(b: Builder, ax: Alt, ay: Alt) -> FNode:
     return b.FALSE
 
 
-def _class_lt(b: Builder, ax: Alt, ay: Alt) -> FNode:
+def _class_lt(b: Builder, ax: Alt, ay: Alt, text_lt: TextLt | None = None) -> FNode:
     """ax < ay for non-NULL values of these classes: numbers < text."""
     if ax.cls is TEXT_C and ay.cls is TEXT_C:
         shaped = textorder.shaped_lt(b, ax.view, ax.term, ay.view, ay.term)
-        return shaped if shaped is not None else b.lt(ax.term, ay.term)
+        if shaped is not None:
+            return shaped
+        return (text_lt or b.lt)(ax.term, ay.term)
     if ax.cls is not TEXT_C and ay.cls is not TEXT_C:
         return b.lt(*_promote(b, ax.term, ay.term))
     return b.bool(ay.cls is TEXT_C)
@@ -131,10 +137,13 @@ def _promote(b: Builder, x: FNode, y: FNode) -> tuple[FNode, FNode]:
     return b.to_real(x), b.to_real(y)
 
 
-def less_than(b: Builder, x: Value, y: Value) -> FNode:
-    """x < y for non-NULL x, y under SQLite's cross-class order (caller handles NULL)."""
+def less_than(b: Builder, x: Value, y: Value, text_lt: TextLt | None = None) -> FNode:
+    """x < y for non-NULL x, y under SQLite's cross-class order (caller handles NULL).
+    ``text_lt``: how two text terms are ordered (default ``b.lt``, SMT-LIB's
+    ``str.<``)."""
     return b.or_(
-        b.and_(ax.guard, ay.guard, _class_lt(b, ax, ay)) for ax in x.alts for ay in y.alts
+        b.and_(ax.guard, ay.guard, _class_lt(b, ax, ay, text_lt)) for ax in x.alts
+        for ay in y.alts
     )
 
 
@@ -168,19 +177,20 @@ def compare(enc: Encoder, op: str, x: Value, ax: Affinity, y: Value, ay: Affinit
     if op in ("=", "!="):
         textorder.note_case_mapped_constant(enc, x, y)
     null = b.or_(x.null, y.null)
+    text_lt = partial(textorder.text_lt, enc)  # against a constant: one sign per pair
     if op in ("=", "!="):
         eq = b.or_(
             b.and_(p.guard, q.guard, _class_eq(b, p, q)) for p in x.alts for q in y.alts
         )
         cond = eq if op == "=" else b.not_(eq)
     elif op == "<":
-        cond = less_than(b, x, y)
+        cond = less_than(b, x, y, text_lt)
     elif op == ">":
-        cond = less_than(b, y, x)
+        cond = less_than(b, y, x, text_lt)
     elif op == "<=":
-        cond = b.not_(less_than(b, y, x))
+        cond = b.not_(less_than(b, y, x, text_lt))
     elif op == ">=":
-        cond = b.not_(less_than(b, x, y))
+        cond = b.not_(less_than(b, x, y, text_lt))
     else:
         raise ValueError(op)
     if planted("compare-null-false"):
