@@ -185,3 +185,31 @@ def test_what_the_assertions_force_decides_without_the_solver(rows, sql):
     assert (fast.kind, fast.path, fast.exact) == ("ok", "evaluated", True), (sql, fast)
     slow = check_query(QueryCase(rows, sql), limited(), HANG_SECONDS, solver_free=False)
     assert (slow.kind, slow.exact, slow.encoded_value) == ("ok", True, fast.encoded_value)
+
+
+@pytest.mark.parametrize("call", [
+    "sum(x < 'b') OVER (PARTITION BY p)",
+    "first_value(x > 'a') OVER (ORDER BY id)",
+    "lag(s) OVER (ORDER BY id) < 'b'",
+])
+def test_a_window_of_text_against_a_constant_is_evaluated(call):
+    """A text compared with a constant reads a sign defined apart from the row
+    (``textorder.constant_order``, functional): the pins fix it, so the window values
+    are decided without the solver, as they were with ``str.<``."""
+    out = check_window(WindowCase(NUMBER_TEXTS, call), limited(), HANG_SECONDS)
+    assert (out.kind, out.path, out.exact) == ("ok", "evaluated", True), (call, out)
+
+
+@pytest.mark.parametrize("solver_free", [True, False])
+def test_a_rounding_that_reads_a_text_comparison_is_sqlites(solver_free):
+    """SQLite: CAST((0.7 + ('a' > 'b')) * 10 AS INTEGER) is 7 (0.7 * 10 is the double
+    7.000000000000001). The harness's exact range must know the comparison's value to
+    round as SQLite does; without it the range admits 0.7 * 10 exactly and truncation
+    to 6, which it reported as a divergence."""
+    rows = ((1, 1, 0.7, "a", "a"),)
+    out = check_query(QueryCase(rows, "SELECT CAST((r + (x > 'b')) * 10 AS INTEGER) FROM w"),
+                      limited(), HANG_SECONDS, solver_free=solver_free)
+    assert out.kind == "ok", out
+    call = "sum(CAST((r + (x > 'b')) * 10 AS INTEGER)) OVER ()"
+    out = check_window(WindowCase(rows, call), limited(), HANG_SECONDS, solver_free=solver_free)
+    assert out.kind == "ok", out

@@ -327,7 +327,10 @@ def at_doubles(b: Builder, encoders: Sequence[Encoder], assertions: Sequence[FNo
     the exact range to rows where it is SQLite's."""
     if not any(e.rounding_points or e.parse_points or e.reading_points for e in encoders):
         return []
-    values = forced(b, assertions, seed)
+    # propagated, not forced: a rounding may read a functional definition's symbols
+    # (the sign of a text against a constant in ``(r + (x > 'b')) * 10``)
+    values = propagated(b, assertions, seed,
+                        definitions=[d for e in encoders for d in e.definitions])
     if values is None:
         return []
     return [f for e in encoders for f in facts_at(e, values)]

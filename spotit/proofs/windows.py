@@ -33,7 +33,7 @@ from spotit.encodings.encoder import Encoder, EncoderOptions
 from spotit.encodings.rounding import SUM_ORDER, sums_exact
 from spotit.errors import Unsupported
 from spotit.proofs.crashes import CRASH, crash_proof
-from spotit.proofs.determined import Residual, at_doubles, determined_value
+from spotit.proofs.determined import Residual, at_doubles, determined_value, propagated
 from spotit.proofs.pinned import (
     EVALUATED,
     EXACT_RANGE_SECONDS,
@@ -44,7 +44,7 @@ from spotit.proofs.pinned import (
     bound_plan,
 )
 from spotit.schema import schema_from_ddl
-from spotit.smt.printer import SmtLibWriter
+from spotit.smt.printer import SmtLibWriter, collect_symbols
 from spotit.solvers import get_solver
 from spotit.solvers.base import SolveResult, Status
 
@@ -228,12 +228,19 @@ def _evaluated(b: Builder, db: SymbolicDatabase, enc: Encoder, pins: list, expec
     (no tie to break, no free choice): as Thm 1 decides one value
     (:func:`spotit.proofs.determined.determined_value`), row by row."""
     core = [*db.constraints(enc), *enc.side, *pins]
-    assertions = [*core, *enc.used_definitions(core)]
+    # the definitions the window values read too (a text's sign against a constant)
+    read = frozenset(collect_symbols([t for v in values for a in v.alts
+                                      for t in (v.null, a.guard, a.term)]))
+    assertions = [*core, *enc.used_definitions(core, also=read)]
+    # what the pins force, functional definitions included: implied, so a seed
+    seed = propagated(b, assertions, definitions=enc.definitions)
+    if seed is None:
+        return None
     limit = min(timeout, EXACT_RANGE_SECONDS)
     known = []
-    exactness = [*enc.exactness, *at_doubles(b, (enc,), assertions)]
+    exactness = [*enc.exactness, *at_doubles(b, (enc,), assertions, seed)]
     for v in values:
-        value = determined_value(b, v, assertions, exactness, solver, limit)
+        value = determined_value(b, v, assertions, exactness, solver, limit, seed=seed)
         if value is None:
             return None
         known.append(value)
