@@ -121,6 +121,23 @@ class Pool:
                         if 1 <= d.year <= 9999 and d.isoformat() not in self.dates:
                             self.dates.append(d.isoformat())
 
+    def add_day_offsets(self) -> None:
+        """Dates a small integer of the queries apart as days, from a date of the
+        queries (else the pool's first), and a day either side: where a difference of
+        days compared with that number turns (``julianday(last) - julianday(first) <
+        7``); a time of day drawn with them makes the fractional differences between."""
+        if not self.date_columns:
+            return
+        counts = sorted({int(v) for v in self.raw_numbers
+                         if float(v).is_integer() and 0 < v <= MAX_DAY_OFFSET})
+        anchors = self.raw_dates[:2] or [date.fromisoformat(self.dates[0])]
+        for anchor in anchors:
+            for n in counts:
+                for step in (n - 1, n, n + 1):
+                    d = anchor + timedelta(step)
+                    if d.year <= 9999 and d.isoformat() not in self.dates:
+                        self.dates.append(d.isoformat())
+
     def add_literal(self, text: str, *, number: bool) -> None:
         if number:
             self._add_number(text)
@@ -187,6 +204,7 @@ class Pool:
 
 STEPS = (0, -1, 1, -15, 15, -30, 30, -182, 182)  # days around a date a year offset gives
 NEAR_DAYS = 40  # days a query's date may move by (``DatabaseSampler._day``)
+MAX_DAY_OFFSET = 400  # the largest number of the queries read as days (Pool.add_day_offsets)
 HUB_REDRAWS = 4  # draws of a row that repeats a keyed column's value, at most
 FULL_SHARE = 0.3  # of the larger databases, those at the bound whose rows all join and pass
 TRIAL_SECONDS = 0.1  # for SQLite to run both queries on one random database
@@ -267,6 +285,7 @@ def literal_pool(schema: Schema, queries: Iterable[str]) -> tuple[Pool, list[Tab
                     # SQLite reads a double-quoted word that names nothing as a string
                     pool.add_literal(text, number=False)
     pool.add_year_offsets()
+    pool.add_day_offsets()
     closed = _close_over_foreign_keys(schema, mentioned)
     return pool, [t for t in schema.tables if t.name.lower() in closed]
 

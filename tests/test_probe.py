@@ -301,6 +301,25 @@ def test_dates_near_a_querys_date_reach_where_weeks_turn_over():
     assert found >= 6, found
 
 
+def test_dates_a_querys_number_of_days_apart_reach_where_a_span_turns():
+    """Spider 2.0's local004 in small: a customer's lifespan in weeks, 1 below 7 days,
+    against below 8. By hand: they differ only for first and last purchases more than 7
+    and less than 8 days apart (at exactly 7 both are 1), which no pair of pool dates
+    (2000-01-01, 1999-12-31, 2000-02-29) is, whatever times of day they carry. Dates 6
+    to 9 days after the pool's first (the query's 7 and 8, a day either side) find it in
+    8 of 10 searches; 0 of 10 before."""
+    schema = schema_from_ddl("CREATE TABLE orders (customer TEXT, bought TEXT, paid REAL);")
+    span = "(JULIANDAY(MAX(bought)) - JULIANDAY(MIN(bought)))"
+    found = 0
+    for i in range(10):
+        gold = (f"SELECT customer, CASE WHEN {span} < 7 THEN 1 ELSE {span} / 7 END "
+                f"FROM orders GROUP BY customer -- {i}")
+        r = probe(schema, gold, gold.replace("< 7", "< 8"), Semantics("set"),
+                  trials=3000, seconds=60, max_rows=3)
+        found += r is not None and r.validation.confirmed
+    assert found >= 6, found
+
+
 def test_a_column_split_on_a_separator_is_drawn_as_lists_of_ids():
     """Spider 2.0's local066 in small: a recursive CTE splits each recipe's toppings
     ('4, 6, 9') on ',' and joins the pieces to topping ids; the mutant skips one more
