@@ -108,18 +108,13 @@ class Pool:
         for day in self.raw_dates:
             for n in years:
                 for sign in (-1, 1):
-                    try:
-                        shifted = day.replace(year=day.year + sign * n)
-                    except ValueError:  # 29 February in a year without one
-                        shifted = day.replace(year=day.year + sign * n, day=28)
-                    except OverflowError:
+                    shifted = moved(day, years=sign * n)
+                    if shifted is None:
                         continue
                     # the anniversary, days and months around it, and its year's ends
                     # (where a difference of years turns over)
-                    for d in [shifted + timedelta(step) for step in STEPS] + [
-                            shifted.replace(month=1, day=1), shifted.replace(month=12, day=31)]:
-                        if 1 <= d.year <= 9999 and d.isoformat() not in self.dates:
-                            self.dates.append(d.isoformat())
+                    self._add_days([moved(shifted, days=step) for step in STEPS] + [
+                        shifted.replace(month=1, day=1), shifted.replace(month=12, day=31)])
 
     def add_day_offsets(self) -> None:
         """Dates a small integer of the queries apart as days, from a date of the
@@ -131,12 +126,14 @@ class Pool:
         counts = sorted({int(v) for v in self.raw_numbers
                          if float(v).is_integer() and 0 < v <= MAX_DAY_OFFSET})
         anchors = self.raw_dates[:2] or [date.fromisoformat(self.dates[0])]
-        for anchor in anchors:
-            for n in counts:
-                for step in (n - 1, n, n + 1):
-                    d = anchor + timedelta(step)
-                    if d.year <= 9999 and d.isoformat() not in self.dates:
-                        self.dates.append(d.isoformat())
+        self._add_days([moved(anchor, days=step) for anchor in anchors for n in counts
+                        for step in (n - 1, n, n + 1)])
+
+    def _add_days(self, days: Iterable[date | None]) -> None:
+        """The dates not in the pool yet, in order (None: past the calendar's ends)."""
+        for d in days:
+            if d is not None and d.isoformat() not in self.dates:
+                self.dates.append(d.isoformat())
 
     def add_literal(self, text: str, *, number: bool) -> None:
         if number:
@@ -212,6 +209,23 @@ _INTEGER = re.compile(r"[+-]?\d+")
 _NUMERIC_PREFIX = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _DATE_PREFIX = re.compile(
     r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}:\d{2}:\d{2})(\.\d+)?)?)?)?")
+
+
+def moved(day: date, *, years: int = 0, days: int = 0) -> date | None:
+    """``day`` moved by whole years (29 February to the 28th in a year without one),
+    then by days; None past the calendar's ends (years 1 to 9999), where a query's
+    date near them ('9999-12-25') would move."""
+    year = day.year + years
+    if not 1 <= year <= 9999:
+        return None
+    try:
+        day = day.replace(year=year)
+    except ValueError:  # 29 February in a year without one
+        day = day.replace(year=year, day=28)
+    try:
+        return day + timedelta(days)
+    except OverflowError:
+        return None
 
 
 def dates_near(text: str) -> list[date]:
@@ -751,9 +765,9 @@ class DatabaseSampler:
         and 24/25 days from the date)."""
         rng, pool = self.rng, self.pool
         if pool.raw_dates and rng.random() < 0.25:
-            moved = rng.choice(pool.raw_dates) + timedelta(rng.randint(-NEAR_DAYS, NEAR_DAYS))
-            if 1 <= moved.year <= 9999:
-                return moved.isoformat()
+            near = moved(rng.choice(pool.raw_dates), days=rng.randint(-NEAR_DAYS, NEAR_DAYS))
+            if near is not None:
+                return near.isoformat()
         return rng.choice(pool.dates)
 
     def _json_object(self, column: Column, members: list[str]) -> str:

@@ -526,3 +526,16 @@ def test_random_search_reaches_an_ntiles_fifth_bucket():
         r = probe(RFM, gold, pred, Semantics("set"), trials=300, seconds=60, max_rows=5)
         found += r is not None and r.validation.confirmed
     assert found >= 6, found
+
+
+@pytest.mark.parametrize("day", ["9999-12-25", "0001-01-03"])
+def test_dates_near_the_calendars_ends_stay_inside_it(day):
+    """Years and days moved from a query's date past year 9999 or before year 1 are left
+    out of the pool (they raised ValueError / OverflowError out of ``check``)."""
+    schema = schema_from_ddl("CREATE TABLE t (d TEXT, n INTEGER);")
+    gold = f"SELECT n FROM t WHERE julianday(d) - julianday('{day}') < 7 AND n > 35"
+    pool, _ = literal_pool(schema, [gold])
+    assert pool.raw_dates and all("0001-01-01" <= d <= "9999-12-31" for d in pool.dates)
+    found = probe(schema, gold, gold.replace("< 7", "< 8"), Semantics("set"), trials=200,
+                  max_rows=2)
+    assert found is None or found.validation.confirmed
