@@ -336,13 +336,11 @@ def text_lt(enc, x: FNode, y: FNode) -> FNode:
     """``x < y`` on text (BINARY collation: code-point order), through
     :func:`constant_order` when one side is a constant and the other is not."""
     b: Builder = enc.b
-    if x.is_constant() and y.is_constant():
-        return b.bool(x.constant_value() < y.constant_value())
+    if x.is_constant() == y.is_constant():
+        return b.lt(x, y)  # two constants fold there
     if y.is_constant():
         return b.eq(constant_order(enc, x, y.constant_value()), b.int(-1))
-    if x.is_constant():
-        return b.eq(constant_order(enc, y, x.constant_value()), b.int(1))
-    return b.lt(x, y)
+    return b.eq(constant_order(enc, y, x.constant_value()), b.int(1))
 
 
 def constant_order(enc, x: FNode, c: str) -> FNode:
